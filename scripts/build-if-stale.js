@@ -1,0 +1,48 @@
+// Builds what `serve` and the tests need, only when sources are newer than the build output.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+const root = dirname(import.meta.dirname);
+
+function newest(paths) {
+  let latest = 0;
+  const walk = (path) => {
+    if (!existsSync(path)) return;
+    const info = statSync(path);
+    if (info.isDirectory()) for (const entry of readdirSync(path)) walk(join(path, entry));
+    else latest = Math.max(latest, info.mtimeMs);
+  };
+  paths.forEach((path) => walk(join(root, path)));
+  return latest;
+}
+
+function mtime(path) {
+  const full = join(root, path);
+  return existsSync(full) ? statSync(full).mtimeMs : 0;
+}
+
+function run(command, args) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
+  if (result.status !== 0) {
+    process.stderr.write(`switchboard: build failed (${command} ${args.join(' ')})\n`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const electronVite = join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
+
+export function buildCoreIfStale() {
+  if (mtime('dist/cli/index.js') < newest(['src/core', 'src/shared', 'src/cli', 'tsconfig.cli.json', 'package.json'])) {
+    process.stderr.write('switchboard: building the core…\n');
+    run(process.execPath, [tsc, '-p', 'tsconfig.cli.json']);
+  }
+}
+
+export function buildRendererIfStale() {
+  if (mtime('out/renderer/index.html') < newest(['src/renderer', 'src/shared', 'electron.vite.config.ts'])) {
+    process.stderr.write('switchboard: building the web UI…\n');
+    run(process.execPath, [electronVite, 'build']);
+  }
+}

@@ -1,0 +1,25 @@
+import { EventEmitter } from 'node:events';
+import type { EventSummary, Rejection } from '../shared/events.js';
+import type { ProviderStatus } from '../shared/providers.js';
+import type { ReplayRecord } from './store/event-store.js';
+
+/**
+ * In-process broadcast of what the core did, after it is committed. The renderer's live
+ * stream, MCP subscriptions, `wait_for_webhook_event` and forward rules all listen here, so
+ * none of them polls the database.
+ */
+export interface BusEvents {
+  event: [EventSummary];
+  rejection: [Rejection];
+  replay: [ReplayRecord];
+  'provider-status': [ProviderStatus];
+  'config-changed': [];
+}
+
+export class EventBus extends EventEmitter<BusEvents> {
+  constructor() {
+    super();
+    // Every MCP session, SSE client and waiter adds a listener; many is normal, not a leak.
+    this.setMaxListeners(0);
+  }
+}

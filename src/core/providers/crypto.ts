@@ -1,0 +1,65 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** Constant-time comparison of two strings; different lengths compare unequal without leaking where. */
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  if (left.length !== right.length) {
+    // Still spend the time of a compare so the length is the only thing a timing attacker learns.
+    timingSafeEqual(left, left);
+    return false;
+  }
+  return timingSafeEqual(left, right);
+}
+
+export function hmac(algorithm: 'sha256' | 'sha1', key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
+  const mac = createHmac(algorithm, key);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
+}
+
+export function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function stringField(value: unknown, ...path: string[]): string | null {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return null;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return typeof current === 'string' && current !== '' ? current : null;
+}
+
+/**
+ * Other serializations of the same JSON a relay might have turned the original bytes into
+ * (or back from). If the signature matches one of these, the body was re-serialized on the way.
+ */
+export function reserializations(body: Buffer): Buffer[] {
+  const parsed = parseJson(body);
+  if (parsed === undefined || typeof parsed !== 'object' || parsed === null) return [];
+  const forms = [JSON.stringify(parsed), JSON.stringify(parsed, null, 2), JSON.stringify(parsed, null, '\t')];
+  const original = body.toString('utf8');
+  return [...new Set(forms)].filter((form) => form !== original).map((form) => Buffer.from(form));
+}
+
+export const RESERIALIZED_HINT =
+  'the signature matches a re-serialized copy of this JSON, not the bytes received: something between the sender and switchboard (a proxy, relay or framework body parser) parsed and re-wrote the body; forward the raw bytes unchanged';
+
+export function mismatchHint(what: string, secretCount: number): string {
+  return `${what} does not match ${secretCount === 1 ? 'the configured secret' : `any of the ${secretCount} configured secrets`}: the secret in switchboard is probably not the one set at the sender (copy it again from the provider's webhook settings)`;
+}
+
+export function skewHint(skewS: number, toleranceS: number): string {
+  const direction = skewS > 0 ? 'in the future' : 'in the past';
+  return `timestamp is ${Math.abs(skewS)} s ${direction} (tolerance ${toleranceS} s): check this machine's clock, or this is an old delivery being resent`;
+}
+
+/** Seconds the sender's timestamp is ahead of (positive) or behind (negative) our clock. */
+export function skewSeconds(timestampS: number, nowMs: number): number {
+  return Math.round(timestampS - nowMs / 1000);
+}

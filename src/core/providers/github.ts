@@ -1,0 +1,65 @@
+/**
+ * GitHub: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(secret, raw body)>`.
+ * Defends against forged deliveries to a tunneled URL; GitHub signs no timestamp, so replay
+ * protection is the delivery id (X-GitHub-Delivery) deduplicated by the store.
+ */
+import { hmac, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, stringField } from './crypto.js';
+import type { Verifier } from './verifier.js';
+
+const SIGNATURE_HEADER = 'x-hub-signature-256';
+const SIGNATURE_PATTERN = /^sha256=[0-9a-f]{64}$/;
+
+const signature = (secret: string, body: Buffer) => `sha256=${hmac('sha256', secret, body).toString('hex')}`;
+
+export const githubVerifier: Verifier = {
+  kind: 'github',
+  trustMode: 'signed',
+  secretHeaders: [SIGNATURE_HEADER, 'x-hub-signature'],
+  replayHeaders: ['x-github-event', 'x-github-delivery', 'x-github-hook-id', 'x-github-hook-installation-target-id', 'x-github-hook-installation-target-type'],
+
+  verify(delivery, { secrets }) {
+    const header = delivery.headers[SIGNATURE_HEADER];
+    if (header === undefined) {
+      const legacy = delivery.headers['x-hub-signature'] !== undefined;
+      return {
+        ok: false,
+        reason: 'signature_missing',
+        hint: legacy
+          ? 'only the legacy SHA-1 X-Hub-Signature header was sent; switchboard requires X-Hub-Signature-256 (set a secret on the GitHub webhook)'
+          : 'no X-Hub-Signature-256 header: set a secret in the GitHub webhook settings (and make sure the request really comes from GitHub)',
+      };
+    }
+    const given = header.trim().toLowerCase();
+    if (!SIGNATURE_PATTERN.test(given)) {
+      return { ok: false, reason: 'signature_malformed', hint: 'X-Hub-Signature-256 is not of the form sha256=<64 hex digits>' };
+    }
+    // Every secret is compared (no early exit) so rotation does not leak which one matched by timing.
+    let matched = -1;
+    secrets.forEach((secret, index) => {
+      if (safeEqual(signature(secret, delivery.rawBody), given) && matched < 0) matched = index;
+    });
+    if (matched >= 0) return { ok: true, detail: `github: X-Hub-Signature-256 verified with secret #${matched + 1}` };
+    const reserialized = reserializations(delivery.rawBody).some((body) => secrets.some((secret) => safeEqual(signature(secret, body), given)));
+    return {
+      ok: false,
+      reason: 'signature_mismatch',
+      hint: reserialized ? RESERIALIZED_HINT : mismatchHint('X-Hub-Signature-256', secrets.length),
+    };
+  },
+
+  describe(delivery) {
+    const event = delivery.headers['x-github-event'] ?? null;
+    const action = stringField(parseJson(delivery.rawBody), 'action');
+    return {
+      eventType: event && action ? `${event}.${action}` : event,
+      externalId: delivery.headers['x-github-delivery'] ?? null,
+    };
+  },
+
+  sign({ body, secret }) {
+    return {
+      'x-hub-signature-256': signature(secret, body),
+      'x-hub-signature': `sha1=${hmac('sha1', secret, body).toString('hex')}`,
+    };
+  },
+};

@@ -1,0 +1,72 @@
+/**
+ * Stripe: `Stripe-Signature: t=<unix s>,v1=<hex HMAC-SHA256(secret, "t.body")>[,v1=…]`.
+ * Defends against forgery (HMAC) and replay of a captured delivery (timestamp within the
+ * tolerance, both directions). Several v1 values may be present while Stripe rolls a secret.
+ */
+import { hmac, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, skewSeconds, stringField } from './crypto.js';
+import type { Verifier } from './verifier.js';
+
+const HEADER = 'stripe-signature';
+
+const v1 = (secret: string, timestamp: string, body: Buffer) => hmac('sha256', secret, `${timestamp}.`, body).toString('hex');
+
+export const stripeVerifier: Verifier = {
+  kind: 'stripe',
+  trustMode: 'signed',
+  secretHeaders: [HEADER],
+  replayHeaders: [],
+  defaultToleranceS: 300,
+
+  verify(delivery, { secrets, toleranceS }) {
+    const header = delivery.headers[HEADER];
+    if (header === undefined) {
+      return { ok: false, reason: 'signature_missing', hint: 'no Stripe-Signature header: is this endpoint registered in Stripe (or `stripe listen`) with this URL?' };
+    }
+    let timestamp: string | undefined;
+    const signatures: string[] = [];
+    for (const part of header.split(',')) {
+      const eq = part.indexOf('=');
+      if (eq < 0) continue;
+      const key = part.slice(0, eq).trim();
+      const value = part.slice(eq + 1).trim();
+      if (key === 't') timestamp = value;
+      else if (key === 'v1') signatures.push(value.toLowerCase());
+    }
+    if (timestamp === undefined || !/^\d+$/.test(timestamp)) {
+      return { ok: false, reason: 'signature_malformed', hint: 'Stripe-Signature has no t=<unix seconds> element' };
+    }
+    if (signatures.length === 0) {
+      return { ok: false, reason: 'signature_malformed', hint: 'Stripe-Signature has no v1= signature (only v1 is checked; v0 is for test mode legacy)' };
+    }
+    const expected = secrets.map((secret) => v1(secret, timestamp, delivery.rawBody));
+    let matched = -1;
+    expected.forEach((mac, index) => {
+      if (signatures.some((given) => safeEqual(mac, given)) && matched < 0) matched = index;
+    });
+    if (matched < 0) {
+      const reserialized = reserializations(delivery.rawBody).some((body) =>
+        secrets.some((secret) => signatures.some((given) => safeEqual(v1(secret, timestamp, body), given))),
+      );
+      return {
+        ok: false,
+        reason: 'signature_mismatch',
+        hint: reserialized ? RESERIALIZED_HINT : mismatchHint('Stripe-Signature v1', secrets.length) + ' (each endpoint and each `stripe listen` session has its own whsec_ secret)',
+      };
+    }
+    const skew = skewSeconds(Number(timestamp), delivery.nowMs);
+    if (Math.abs(skew) > toleranceS) {
+      return { ok: false, reason: 'timestamp_out_of_tolerance', hint: skewHint(skew, toleranceS) };
+    }
+    return { ok: true, detail: `stripe: v1 signature verified with secret #${matched + 1}, timestamp skew ${skew} s` };
+  },
+
+  describe(delivery) {
+    const body = parseJson(delivery.rawBody);
+    return { eventType: stringField(body, 'type'), externalId: stringField(body, 'id') };
+  },
+
+  sign({ body, secret, nowMs }) {
+    const timestamp = String(Math.floor(nowMs / 1000));
+    return { 'stripe-signature': `t=${timestamp},v1=${v1(secret, timestamp, body)}` };
+  },
+};

@@ -1,0 +1,77 @@
+import type { WebhookKind } from '../config.js';
+import type { TrustMode } from '../../shared/events.js';
+
+/**
+ * One webhook provider kind = one file implementing `Verifier`: how its deliveries are
+ * authenticated, what they are called (type, delivery id), which of their headers carry
+ * secrets, and how to sign a replay so the consumer's own check passes.
+ */
+
+export interface Delivery {
+  /** Exactly the bytes received; signatures are always checked over these, never re-serialized. */
+  rawBody: Buffer;
+  /** Lowercased names; repeated headers joined with ", ". */
+  headers: Readonly<Record<string, string>>;
+  query: URLSearchParams;
+  /** The URL the sender used (public_url + path + query), for schemes that sign it (Twilio). */
+  publicUrl: string | null;
+  nowMs: number;
+}
+
+export interface VerifyContext {
+  secrets: readonly string[];
+  toleranceS: number;
+  publicKey?: string;
+}
+
+export type Verification =
+  | { ok: true; detail: string }
+  | { ok: false; reason: RejectionReason; hint: string };
+
+export type RejectionReason =
+  | 'signature_missing'
+  | 'signature_malformed'
+  | 'signature_mismatch'
+  | 'timestamp_missing'
+  | 'timestamp_out_of_tolerance'
+  | 'token_missing'
+  | 'token_mismatch'
+  | 'secret_not_configured'
+  | 'public_url_not_configured'
+  | 'body_too_large';
+
+export interface Description {
+  eventType: string | null;
+  externalId: string | null;
+}
+
+export interface HandshakeAnswer {
+  contentType: string;
+  body: string;
+}
+
+export interface SignInput {
+  body: Buffer;
+  secret: string;
+  nowMs: number;
+  /** Headers of the stored delivery (sanitized), for schemes that sign an id from them. */
+  headers: Readonly<Record<string, string>>;
+  publicUrl: string | null;
+}
+
+export interface Verifier {
+  readonly kind: WebhookKind;
+  readonly trustMode: Exclude<TrustMode, 'queue'>;
+  /** Lowercased headers that carry a signature or token: redacted when stored, dropped on replay. */
+  readonly secretHeaders: readonly string[];
+  /** Lowercased headers a consumer routes on (event type, delivery id): kept on replay. */
+  readonly replayHeaders: readonly string[];
+  /** Default clock tolerance for timestamped schemes. */
+  readonly defaultToleranceS?: number;
+  verify(delivery: Delivery, context: VerifyContext): Verification;
+  describe(delivery: Delivery): Description;
+  /** A protocol handshake answered instead of the usual `{id, duplicate}` (still stored). */
+  handshake?(delivery: Delivery): HandshakeAnswer | null;
+  /** Fresh signature headers for a replay; absent for kinds that are not signed. */
+  sign?(input: SignInput): Record<string, string>;
+}

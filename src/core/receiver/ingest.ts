@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import type { EventBus } from '../bus.js';
+import { isSwitchboardError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { ProviderSet, WebhookProvider } from '../provider-set.js';
+import type { Delivery, RejectionReason } from '../providers/verifier.js';
+import { sanitizeHeaders } from '../redact.js';
+import type { EventStore } from '../store/event-store.js';
+
+/**
+ * The webhook pipeline (DESIGN §4): verify the raw bytes → normalize → store → answer →
+ * broadcast. The answer is computed only after the row is committed (store-then-ack), so a
+ * 200 means the event is on disk; a storage failure answers 503 so the provider retries.
+ */
+
+export interface Answer {
+  status: number;
+  body: string;
+  contentType: string;
+}
+
+export interface IngestDeps {
+  store: EventStore;
+  bus: EventBus;
+  providers: ProviderSet;
+  logger: Logger;
+}
+
+export interface IncomingDelivery extends Delivery {
+  providerName: string;
+  /** Node's header object (before flattening), for sanitizing. */
+  rawHeaders: Readonly<Record<string, string | string[] | undefined>>;
+  sourceIp: string | null;
+}
+
+const json = (status: number, body: unknown): Answer => ({ status, body: JSON.stringify(body), contentType: 'application/json' });
+
+export const errorAnswer = (status: number, error: string, hint?: string): Answer => json(status, hint ? { error, hint } : { error });
+
+/** Looks up an enabled webhook provider, or explains why the route does not exist. */
+export function routeFor(providers: ProviderSet, name: string): { provider: WebhookProvider } | { answer: Answer } {
+  const provider = providers.webhook(name);
+  if (!provider) {
+    return {
+      answer: errorAnswer(404, 'unknown_provider', `no webhook provider named "${name}": add one to config.json or on the Providers screen`),
+    };
+  }
+  if (!provider.config.enabled) {
+    return { answer: errorAnswer(404, 'provider_disabled', `provider "${name}" is disabled: enable it on the Providers screen`) };
+  }
+  return { provider };
+}
+
+export async function recordRejection(
+  deps: IngestDeps,
+  provider: WebhookProvider,
+  delivery: Pick<IncomingDelivery, 'rawHeaders' | 'sourceIp'>,
+  reason: RejectionReason,
+  hint: string,
+  body: { size: number; sha256: string },
+): Promise<void> {
+  deps.logger.warn(`rejected delivery to "${provider.name}": ${reason}`);
+  try {
+    const rejection = await deps.store.insertRejection({
+      provider: provider.name,
+      reason,
+      hint,
+      headers: sanitizeHeaders(delivery.rawHeaders, deps.providers.allSecrets()),
+      body_size: body.size,
+      body_sha256: body.sha256,
+      source_ip: delivery.sourceIp,
+    });
+    deps.bus.emit('rejection', rejection);
+  } catch (error) {
+    // The answer to the sender is the verification outcome either way; losing the diagnostic
+    // row is logged, not escalated.
+    deps.logger.error(`could not record a rejection for "${provider.name}": ${(error as Error).message}`);
+  }
+}
+
+export const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+export async function ingest(deps: IngestDeps, provider: WebhookProvider, delivery: IncomingDelivery): Promise<Answer> {
+  const { verifier } = provider;
+  const bodyFacts = () => ({ size: delivery.rawBody.byteLength, sha256: sha256Hex(delivery.rawBody) });
+
+  const needsSecret = verifier.trustMode !== 'open';
+  if (needsSecret && provider.secretStatus === 'missing') {
+    const hint = `provider "${provider.name}" has no usable secret: set the environment variable or secret named in config.json, then deliver again`;
+    await recordRejection(deps, provider, delivery, 'secret_not_configured', hint, bodyFacts());
+    return errorAnswer(503, 'secret_not_configured', hint);
+  }
+
+  const verification = verifier.verify(delivery, {
+    secrets: provider.secrets,
+    toleranceS: provider.toleranceS,
+    publicKey: provider.config.public_key,
+  });
+  if (!verification.ok) {
+    await recordRejection(deps, provider, delivery, verification.reason, verification.hint, bodyFacts());
+    const status = verification.reason === 'public_url_not_configured' ? 503 : verifier.trustMode === 'token' ? 403 : 401;
+    return errorAnswer(status, verification.reason, verification.hint);
+  }
+
+  const { eventType, externalId } = verifier.describe(delivery);
+  let stored;
+  try {
+    stored = await deps.store.insertEvent({
+      provider: provider.name,
+      family: 'webhook',
+      event_type: eventType,
+      external_id: externalId,
+      trust_mode: verifier.trustMode,
+      verified: verifier.trustMode === 'signed',
+      verify_detail: verification.detail,
+      content_type: delivery.headers['content-type'] ?? null,
+      headers: sanitizeHeaders(delivery.rawHeaders, deps.providers.allSecrets()),
+      payload: delivery.rawBody,
+      source_ip: delivery.sourceIp,
+    });
+  } catch (error) {
+    deps.logger.error(`storing a delivery to "${provider.name}" failed: ${(error as Error).message}`);
+    const message = isSwitchboardError(error) ? error.message : 'the event store is unavailable';
+    return errorAnswer(503, 'storage_unavailable', `${message}; the sender should retry`);
+  }
+
+  if (!stored.duplicate) deps.bus.emit('event', stored.event);
+
+  const handshake = verifier.handshake?.(delivery);
+  if (handshake) return { status: 200, body: handshake.body, contentType: handshake.contentType };
+  return json(200, { id: stored.event.id, duplicate: stored.duplicate });
+}

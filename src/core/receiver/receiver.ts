@@ -1,0 +1,183 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errorAnswer, ingest, recordRejection, routeFor, sha256Hex, type Answer, type IngestDeps } from './ingest.js';
+import { listen } from '../net.js';
+
+/**
+ * The receiver port: the only port a tunnel exposes to the internet. It serves nothing but
+ * `POST /webhooks/<name>` and `GET /healthz`; nothing here can read events or trigger a replay.
+ * Bodies are capped while streaming (a 413 goes out without buffering the rest), and
+ * X-Forwarded-For is believed only from a loopback peer (the tunnel agent), never from the
+ * internet directly.
+ */
+
+export interface ReceiverOptions {
+  host: string;
+  port: number;
+  maxBodyBytes: () => number;
+  publicUrl: () => string | null;
+  now: () => number;
+}
+
+const ROUTE = /^\/webhooks\/([^/?#]+)\/?$/;
+
+export class Receiver {
+  private server: Server | undefined;
+
+  constructor(
+    private readonly deps: IngestDeps,
+    private readonly options: ReceiverOptions,
+  ) {}
+
+  async start(): Promise<AddressInfo> {
+    const server = createServer({ requestTimeout: 60_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
+      this.handle(req, res).catch((error) => {
+        this.deps.logger.error(`receiver: ${(error as Error).message}`);
+        if (!res.headersSent) send(res, errorAnswer(500, 'internal'));
+        else res.destroy();
+      });
+    });
+    this.server = server;
+    return listen(server, this.options.host, this.options.port, 'receiver');
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    // Stop accepting; requests in flight finish (their rows are committed before they answer).
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://receiver');
+    if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      return send(res, { status: 200, contentType: 'application/json', body: '{"status":"ok"}' });
+    }
+    const match = ROUTE.exec(url.pathname);
+    if (!match) return send(res, errorAnswer(404, 'not_found', 'webhooks are received at /webhooks/<provider name>'));
+    let name: string;
+    try {
+      name = decodeURIComponent(match[1]!);
+    } catch {
+      return send(res, errorAnswer(404, 'unknown_provider'));
+    }
+    const route = routeFor(this.deps.providers, name);
+    if ('answer' in route) return drainThen(req, res, route.answer);
+    const { provider } = route;
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      return drainThen(req, res, errorAnswer(405, 'method_not_allowed', `webhooks are delivered with POST; this URL receives for "${name}"`));
+    }
+
+    const sourceIp = clientAddress(req);
+    const maxBodyBytes = this.options.maxBodyBytes();
+    const body = await readBody(req, maxBodyBytes);
+    if (body.tooLarge) {
+      const hint = `the body is over receiver.max_body_bytes (${maxBodyBytes} bytes${body.declared ? `; this one declared ${body.declared}` : ''}): raise the limit in config.json if this sender is legitimate`;
+      await recordRejection(this.deps, provider, { rawHeaders: req.headers, sourceIp }, 'body_too_large', hint, {
+        size: body.declared ?? body.seen,
+        sha256: sha256Hex(Buffer.alloc(0)),
+      });
+      // Close the connection rather than read the rest of a huge body.
+      res.setHeader('connection', 'close');
+      send(res, errorAnswer(413, 'body_too_large', hint));
+      res.on('finish', () => req.destroy());
+      return;
+    }
+    if (body.aborted) return; // the sender hung up mid-body: nothing to answer, nothing stored
+
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const publicBase = this.options.publicUrl();
+    const answer = await ingest(this.deps, provider, {
+      providerName: name,
+      rawBody: body.bytes,
+      headers,
+      rawHeaders: req.headers,
+      query: url.searchParams,
+      publicUrl: publicBase ? new URL(`${url.pathname}${url.search}`, publicBase).toString() : null,
+      nowMs: this.options.now(),
+      sourceIp,
+    });
+    send(res, answer);
+  }
+}
+
+type BodyResult =
+  | { tooLarge: true; declared: number | undefined; seen: number; aborted?: false }
+  | { tooLarge: false; aborted: true }
+  | { tooLarge: false; aborted: false; bytes: Buffer };
+
+function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+  const declaredHeader = req.headers['content-length'];
+  const declared = declaredHeader !== undefined ? Number(declaredHeader) : undefined;
+  if (declared !== undefined && Number.isFinite(declared) && declared > maxBytes) {
+    req.pause();
+    return Promise.resolve({ tooLarge: true, declared, seen: 0 });
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let seen = 0;
+    let settled = false;
+    const finish = (result: BodyResult) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) {
+        req.pause();
+        finish({ tooLarge: true, declared, seen });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => finish({ tooLarge: false, aborted: false, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }));
+    req.on('error', () => finish({ tooLarge: false, aborted: true }));
+    req.on('close', () => {
+      if (!req.complete) finish({ tooLarge: false, aborted: true });
+    });
+  });
+}
+
+/** Answer without leaving an unread body on a keep-alive connection. */
+function drainThen(req: IncomingMessage, res: ServerResponse, answer: Answer): void {
+  req.resume();
+  send(res, answer);
+}
+
+function send(res: ServerResponse, answer: Answer): void {
+  res.writeHead(answer.status, {
+    'content-type': answer.contentType,
+    'content-length': Buffer.byteLength(answer.body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(answer.body);
+}
+
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return plain === '::1' || /^127\./.test(plain);
+}
+
+/** The sender's address; X-Forwarded-For only counts when a local tunnel agent relayed it. */
+function clientAddress(req: IncomingMessage): string | null {
+  const peer = req.socket.remoteAddress;
+  const forwarded = req.headers['x-forwarded-for'];
+  if (isLoopback(peer) && typeof forwarded === 'string' && forwarded.trim() !== '') {
+    return forwarded.split(',')[0]!.trim();
+  }
+  if (!peer) return null;
+  return peer.startsWith('::ffff:') ? peer.slice(7) : peer;
+}

@@ -1,0 +1,30 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SqlClient } from './sql-client.js';
+
+/**
+ * Applies `migrations/NNNN_name.sql` in order, each in its own transaction, recording it in
+ * schema_migrations. Re-running is a no-op. On PostgreSQL several instances may start at once,
+ * so the whole run holds an advisory lock.
+ */
+const MIGRATION_LOCK_KEY = 7_777_778;
+
+export async function migrate(client: SqlClient, dir: string): Promise<string[]> {
+  const files = (await readdir(dir)).filter((file) => /^\d+_.+\.sql$/.test(file)).sort();
+  return client.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    await tx.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const done = new Set((await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).map((row) => row.version));
+    const applied: string[] = [];
+    for (const file of files) {
+      const version = file.replace(/\.sql$/, '');
+      if (done.has(version)) continue;
+      await tx.exec(await readFile(join(dir, file), 'utf8'));
+      await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
+      applied.push(version);
+    }
+    return applied;
+  });
+}

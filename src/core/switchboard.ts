@@ -1,0 +1,268 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { mkdir, access, constants } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { EventBus } from './bus.js';
+import { configWarnings, loadConfigFile, writeConfigFile, type Config, type ConfigInput, type SecretVault } from './config.js';
+import { loadOrCreateToken } from './control/auth.js';
+import { ControlServer } from './control/server.js';
+import { SwitchboardError } from './errors.js';
+import { consoleLogger, type Logger } from './logger.js';
+import { originOf } from './net.js';
+import { migrationsDir as defaultMigrationsDir, rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
+import { ProviderSet } from './provider-set.js';
+import { Receiver } from './receiver/receiver.js';
+import { EventStore } from './store/event-store.js';
+import { migrate } from './store/migrations.js';
+import { openPglite, openPostgres, type SqlClient } from './store/sql-client.js';
+
+/**
+ * The core, with no Electron in it: `createSwitchboard(options)` → `{ start, stop, … }`.
+ * The CLI (`switchboard serve`) and the Electron main process are thin wrappers around it.
+ */
+
+export interface SwitchboardOptions {
+  dataDir: string;
+  /** Defaults to `<dataDir>/config.json`. */
+  configPath?: string;
+  /** Use this config instead of reading a file (tests). Edits are then kept in memory. */
+  config?: ConfigInput;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Control token; defaults to `<dataDir>/control-token` (created on first run). */
+  token?: string;
+  receiverPort?: number;
+  controlPort?: number;
+  /** PostgreSQL URL, or `memory://` for an in-memory PGlite; overrides `database.url`. */
+  databaseUrl?: string;
+  vault?: SecretVault;
+  logger?: Logger;
+  /** The built web UI; `null` serves none. */
+  rendererDir?: string | null;
+  now?: () => number;
+}
+
+export interface Urls {
+  receiver: string;
+  control: string;
+  mcp: string;
+  ui: string;
+}
+
+export class Switchboard {
+  readonly bus = new EventBus();
+  readonly providers: ProviderSet;
+  readonly logger: Logger;
+  readonly version = switchboardVersion();
+  readonly now: () => number;
+  readonly configPath: string;
+  private currentConfig!: Config;
+  private sql: SqlClient | undefined;
+  private eventStore: EventStore | undefined;
+  private receiver: Receiver | undefined;
+  private controlServer: ControlServer | undefined;
+  private controlToken: string | undefined;
+  private urls: Urls | undefined;
+  private readonly closers: { name: string; close: () => Promise<void> | void }[] = [];
+  private retentionTimer: NodeJS.Timeout | undefined;
+  private configWatcher: FSWatcher | undefined;
+
+  constructor(readonly options: SwitchboardOptions) {
+    this.logger = options.logger ?? consoleLogger();
+    this.now = options.now ?? Date.now;
+    this.configPath = options.configPath ?? join(options.dataDir, 'config.json');
+    this.providers = new ProviderSet(options.env ?? {}, this.bus, options.vault);
+  }
+
+  get config(): Config {
+    return this.currentConfig;
+  }
+
+  get store(): EventStore {
+    if (!this.eventStore) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
+    return this.eventStore;
+  }
+
+  get control(): ControlServer {
+    if (!this.controlServer) throw new Error('switchboard is not started');
+    return this.controlServer;
+  }
+
+  get token(): string {
+    if (!this.controlToken) throw new Error('switchboard is not started');
+    return this.controlToken;
+  }
+
+  get url(): Urls {
+    if (!this.urls) throw new Error('switchboard is not started');
+    return this.urls;
+  }
+
+  async start(): Promise<void> {
+    const { options } = this;
+    await ensureWritableDir(options.dataDir);
+    if (options.config !== undefined) {
+      const { parseConfig } = await import('./config.js');
+      this.currentConfig = parseConfig(options.config, 'config');
+    } else {
+      this.currentConfig = (await loadConfigFile(this.configPath)).config;
+    }
+    for (const warning of configWarnings(this.currentConfig)) this.logger.warn(warning);
+    this.providers.load(this.currentConfig);
+    this.controlToken = options.token ?? (await loadOrCreateToken(options.dataDir));
+
+    try {
+      const databaseUrl = options.databaseUrl ?? this.currentConfig.database.url;
+      this.sql = databaseUrl === 'memory://' ? await openPglite('memory://') : databaseUrl ? await openPostgres(databaseUrl) : await openPglite(options.dataDir);
+      this.closers.push({ name: 'database', close: () => this.eventStore?.close() ?? this.sql?.close() });
+      await migrate(this.sql, defaultMigrationsDir());
+      this.eventStore = new EventStore(this.sql);
+
+      const deps = { store: this.eventStore, bus: this.bus, providers: this.providers, logger: this.logger };
+      this.receiver = new Receiver(deps, {
+        host: this.currentConfig.receiver.host,
+        port: options.receiverPort ?? this.currentConfig.receiver.port,
+        maxBodyBytes: () => this.currentConfig.receiver.max_body_bytes,
+        publicUrl: () => this.currentConfig.receiver.public_url ?? null,
+        now: this.now,
+      });
+      this.controlServer = new ControlServer({
+        host: this.currentConfig.control.host,
+        port: options.controlPort ?? this.currentConfig.control.port,
+        token: this.controlToken,
+        rendererDir: options.rendererDir === undefined ? existingDir(defaultRendererDir()) : options.rendererDir,
+        logger: this.logger,
+      });
+
+      const receiverAddress = await this.receiver.start();
+      this.closers.push({ name: 'receiver', close: () => this.receiver?.stop() });
+      const controlAddress = await this.controlServer.start();
+      this.closers.push({ name: 'control', close: () => this.controlServer?.stop() });
+
+      const control = originOf(this.currentConfig.control.host, controlAddress.port);
+      this.urls = {
+        receiver: originOf(this.currentConfig.receiver.host, receiverAddress.port),
+        control,
+        mcp: `${control}/mcp`,
+        ui: `${control}/#token=${this.controlToken}`,
+      };
+      this.startRetention();
+      this.watchConfig();
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+  }
+
+  /** Registers something to close on stop; closed in reverse order of registration. */
+  onStop(name: string, close: () => Promise<void> | void): void {
+    this.closers.push({ name, close });
+  }
+
+  /** Validates, writes config.json atomically, and applies it live. */
+  async updateConfig(next: ConfigInput): Promise<Config> {
+    const parsed = this.options.config !== undefined ? (await import('./config.js')).parseConfig(next) : await writeConfigFile(this.configPath, next);
+    this.applyConfig(parsed);
+    return parsed;
+  }
+
+  private applyConfig(config: Config): void {
+    this.currentConfig = config;
+    this.providers.load(config);
+    this.bus.emit('config-changed');
+  }
+
+  private watchConfig(): void {
+    if (this.options.config !== undefined || !existsSync(this.configPath)) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      this.configWatcher = watch(this.configPath, () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          loadConfigFile(this.configPath)
+            .then(({ config }) => {
+              if (JSON.stringify(config) !== JSON.stringify(this.currentConfig)) {
+                this.applyConfig(config);
+                this.logger.info(`reloaded ${this.configPath}`);
+              }
+            })
+            .catch((error: Error) => this.logger.error(`${error.message} — keeping the previous configuration`));
+        }, 100);
+      });
+      this.closers.push({ name: 'config watcher', close: () => (clearTimeout(timer), this.configWatcher?.close()) });
+    } catch {
+      // Watching is a convenience; edits through the UI reload without it.
+    }
+  }
+
+  private startRetention(): void {
+    const HOUR_MS = 60 * 60 * 1000;
+    const run = () => {
+      this.eventStore
+        ?.applyRetention(this.currentConfig.retention)
+        .then(async (deleted) => {
+          if (deleted > 0) this.logger.info(`retention: deleted ${deleted} old events`);
+          await this.eventStore?.analyze();
+        })
+        .catch((error: Error) => this.logger.error(`retention: ${error.message}`));
+    };
+    const first = setTimeout(run, 30_000);
+    this.retentionTimer = setInterval(run, HOUR_MS);
+    first.unref();
+    this.retentionTimer.unref();
+    this.closers.push({
+      name: 'retention',
+      close: () => {
+        clearTimeout(first);
+        clearInterval(this.retentionTimer);
+      },
+    });
+  }
+
+  /**
+   * Stops accepting, lets in-flight deliveries finish their writes, then closes the database.
+   * Each step gets a bounded time so a stuck socket cannot keep the process alive forever.
+   */
+  async stop(timeoutMs = 10_000): Promise<void> {
+    const closers = this.closers.splice(0).reverse();
+    // Servers first (they are registered last), then the store drains and closes.
+    for (const { name, close } of closers) {
+      try {
+        await withTimeout(Promise.resolve(close()), timeoutMs, name);
+      } catch (error) {
+        this.logger.error(`stopping ${name}: ${(error as Error).message}`);
+      }
+    }
+    this.eventStore = undefined;
+    this.sql = undefined;
+  }
+}
+
+export function createSwitchboard(options: SwitchboardOptions): Switchboard {
+  return new Switchboard(options);
+}
+
+async function ensureWritableDir(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+  } catch (error) {
+    throw new SwitchboardError('data_dir_unwritable', `the data dir ${dir} is not writable (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, {
+      hint: 'choose another with --data-dir DIR or SWITCHBOARD_HOME, or fix its permissions',
+      cause: error,
+    });
+  }
+}
+
+function existingDir(dir: string): string | null {
+  return existsSync(join(dir, 'index.html')) ? dir : null;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not stop within ${ms} ms`)), ms);
+    }),
+  ]);
+}

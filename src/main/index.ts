@@ -1,0 +1,2 @@
+// Placeholder: the Electron shell is its own issue (#6).
+export {};

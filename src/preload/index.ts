@@ -1,0 +1,2 @@
+// Placeholder: the preload is built with the Electron shell issue (#6).
+export {};

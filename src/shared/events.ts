@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/**
+ * Wire shapes of the event log, shared by MCP, the control API and the renderer. snake_case
+ * because they are user-facing (DESIGN §3). Timestamps are ISO-8601 UTC with microseconds, the
+ * exact stored value, so a cursor built from one neither skips nor repeats rows.
+ */
+
+export const FAMILIES = ['webhook', 'queue'] as const;
+export const TRUST_MODES = ['signed', 'token', 'open', 'queue'] as const;
+export const FamilySchema = z.enum(FAMILIES);
+export const TrustModeSchema = z.enum(TRUST_MODES);
+export type Family = z.infer<typeof FamilySchema>;
+export type TrustMode = z.infer<typeof TrustModeSchema>;
+
+export const EventSummarySchema = z.object({
+  id: z.number().int().positive().describe('event id'),
+  provider: z.string().describe('provider name from config.json'),
+  family: FamilySchema,
+  event_type: z.string().nullable().describe('e.g. "push", "checkout.session.completed"'),
+  trust_mode: TrustModeSchema.describe('how the sender was authenticated'),
+  verified: z.boolean().describe('true only when a provider signature over the raw body was checked'),
+  payload_size: z.number().int().nonnegative().describe('payload size in bytes'),
+  received_at: z.string().describe('ISO-8601 UTC time, microsecond precision'),
+});
+export type EventSummary = z.infer<typeof EventSummarySchema>;
+
+export const PAYLOAD_ENCODINGS = ['utf8', 'base64'] as const;
+
+export const EventDetailSchema = EventSummarySchema.extend({
+  verify_detail: z.string().nullable(),
+  external_id: z.string().nullable().describe('the provider delivery id (dedupe key)'),
+  content_type: z.string().nullable(),
+  source_ip: z.string().nullable(),
+  headers: z.record(z.string(), z.string()).describe('request headers; secret-bearing values are «redacted»'),
+  payload: z.string().describe('the raw body: text when it is valid UTF-8, else base64'),
+  payload_encoding: z.enum(PAYLOAD_ENCODINGS),
+});
+export type EventDetail = z.infer<typeof EventDetailSchema>;
+
+export const RejectionSchema = z.object({
+  id: z.number().int().positive(),
+  provider: z.string(),
+  reason: z.string().describe('stable reason code, e.g. signature_mismatch'),
+  hint: z.string().nullable().describe('the likely cause, in words'),
+  headers: z.record(z.string(), z.string()),
+  body_size: z.number().int().nonnegative(),
+  body_sha256: z.string(),
+  source_ip: z.string().nullable(),
+  received_at: z.string(),
+});
+export type Rejection = z.infer<typeof RejectionSchema>;
+
+export const REQUESTED_BY = ['ui', 'mcp', 'forward'] as const;
+
+export const ReplaySchema = z.object({
+  id: z.number().int().positive(),
+  event_id: z.number().int().positive(),
+  target_url: z.string(),
+  resigned: z.boolean(),
+  delivered: z.boolean(),
+  response_status: z.number().int().nullable(),
+  response_ms: z.number().int().nullable(),
+  response_headers: z.record(z.string(), z.string()).nullable(),
+  response_body: z.string().nullable().describe('first 64 KiB of the response body'),
+  response_body_encoding: z.enum(PAYLOAD_ENCODINGS).nullable(),
+  error: z.string().nullable(),
+  requested_by: z.enum(REQUESTED_BY),
+  created_at: z.string(),
+});
+export type Replay = z.infer<typeof ReplaySchema>;
+
+export const REDACTED = '«redacted»';
