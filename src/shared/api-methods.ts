@@ -1,0 +1,29 @@
+/**
+ * The names of the UI API's methods and their IPC channels. Deliberately free of imports: the
+ * sandboxed preload bundles this file alone to build its narrow, named `window.switchboard`
+ * API, so it must not pull zod (or anything else) in. The schemas live in `api.ts`.
+ */
+
+export const API_METHODS = [
+  'listEvents',
+  'getEvent',
+  'replayEvent',
+  'listReplays',
+  'clearEvents',
+  'listProviders',
+  'addProvider',
+  'updateProvider',
+  'removeProvider',
+  'setProviderEnabled',
+  'listRejections',
+  'getSettings',
+  'updateSettings',
+  'getServerInfo',
+] as const;
+
+export type ApiMethod = (typeof API_METHODS)[number];
+
+/** Live messages (new event, rejection, finished replay, provider status, config change). */
+export const LIVE_CHANNEL = 'switchboard:live';
+
+export const ipcChannel = (method: ApiMethod): `switchboard:${ApiMethod}` => `switchboard:${method}`;

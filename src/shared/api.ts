@@ -1,0 +1,303 @@
+import { z } from 'zod';
+import type { ApiMethod } from './api-methods.js';
+import {
+  EventDetailSchema,
+  EventSummarySchema,
+  PAYLOAD_ENCODINGS,
+  RejectionSchema,
+  ReplaySchema,
+  TrustModeSchema,
+} from './events.js';
+import { ProviderStatusSchema } from './providers.js';
+
+/**
+ * The UI API contract: one input and one output schema per method. The HTTP transport
+ * (`/api` on the control port), the Electron IPC handlers, the preload and the renderer's
+ * client are all derived from this table, so adding a method touches this file and one handler.
+ *
+ * Secrets typed into the UI are write-only: input schemas may carry them, no output schema
+ * has a field that could hold one (secret sources are described by kind, env names only).
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Events and replays
+
+export const EVENTS_PAGE_MAX = 500;
+
+export const ListEventsInputSchema = z.strictObject({
+  provider: z.string().min(1).optional(),
+  event_type: z.string().min(1).optional(),
+  trust_mode: TrustModeSchema.optional(),
+  search: z.string().max(1000).optional().describe('free text matched against raw payloads and event types'),
+  cursor: z.string().min(1).optional(),
+  limit: z.number().int().min(1).max(EVENTS_PAGE_MAX).default(100),
+});
+export const ListEventsOutputSchema = z.object({
+  events: z.array(EventSummarySchema),
+  next_cursor: z.string().optional(),
+});
+
+export const GetEventInputSchema = z.strictObject({ id: z.number().int().positive() });
+export const GetEventOutputSchema = z.object({
+  event: EventDetailSchema,
+  replays: z.array(ReplaySchema).describe('replay history, newest first'),
+});
+
+export const ReplayEventInputSchema = z.strictObject({
+  id: z.number().int().positive(),
+  target_url: z.string().min(1).optional().describe('defaults to replay.default_target'),
+  resign: z.boolean().optional().describe('defaults to replay.resign'),
+  payload: z.string().optional().describe('edited body to send instead of the stored one'),
+  payload_encoding: z.enum(PAYLOAD_ENCODINGS).default('utf8'),
+  headers: z.record(z.string(), z.string()).optional().describe('headers to add or override'),
+});
+export const ReplayEventOutputSchema = ReplaySchema;
+
+export const ListReplaysInputSchema = z.strictObject({ event_id: z.number().int().positive() });
+export const ListReplaysOutputSchema = z.object({ replays: z.array(ReplaySchema) });
+
+export const ClearEventsInputSchema = z.strictObject({});
+export const ClearEventsOutputSchema = z.object({ cleared: z.literal(true) });
+
+// ---------------------------------------------------------------------------------------------
+// Providers
+
+// Mirrors src/core/config.ts (shared code may not import the core); a core test keeps them equal.
+export const SIGNED_PROVIDER_KINDS = [
+  'github',
+  'stripe',
+  'slack',
+  'shopify',
+  'standard-webhooks',
+  'linear',
+  'paddle',
+  'discord',
+  'twilio',
+] as const;
+export const TOKEN_PROVIDER_KINDS = ['token', 'gitlab'] as const;
+export const QUEUE_PROVIDER_KINDS = ['redis-pubsub', 'redis-stream'] as const;
+export const PROVIDER_KINDS = [...SIGNED_PROVIDER_KINDS, ...TOKEN_PROVIDER_KINDS, 'open', ...QUEUE_PROVIDER_KINDS] as const;
+export const ProviderKindSchema = z.enum(PROVIDER_KINDS);
+export type ProviderKind = z.infer<typeof ProviderKindSchema>;
+
+/** How a secret is supplied, without its value: env names are shown, values and vault ids never. */
+export const SecretSourceViewSchema = z.discriminatedUnion('source', [
+  z.object({ source: z.literal('env'), env: z.string(), present: z.boolean() }),
+  z.object({ source: z.literal('value') }),
+  z.object({ source: z.literal('stored'), present: z.boolean() }),
+]);
+export type SecretSourceView = z.infer<typeof SecretSourceViewSchema>;
+
+/**
+ * A secret as the UI submits it: an env variable name, a new value (stored in the desktop
+ * vault when there is one, else written to config.json), or "keep the existing source at this
+ * index" so editing a provider never needs the old secret back.
+ */
+export const SecretInputSchema = z.union([
+  z.strictObject({ env: z.string().min(1) }),
+  z.strictObject({ value: z.string().min(1) }),
+  z.strictObject({ keep: z.number().int().nonnegative() }),
+]);
+export type SecretInput = z.infer<typeof SecretInputSchema>;
+
+/** One provider's config.json entry as the UI edits it (snake_case, as in the file). */
+export const ProviderInputSchema = z.strictObject({
+  name: z.string().min(1),
+  kind: ProviderKindSchema,
+  enabled: z.boolean().optional(),
+  forward_to: z.array(z.string().min(1)).optional(),
+  // webhook kinds
+  secrets: z.array(SecretInputSchema).optional().describe('omitted on update: keep the current secrets'),
+  tolerance_s: z.number().int().positive().optional(),
+  public_key: z.string().optional(),
+  // queue kinds
+  url: SecretInputSchema.optional().describe('Redis URL (may hold a password, so it is write-only too)'),
+  channels: z.array(z.string().min(1)).optional(),
+  patterns: z.array(z.string().min(1)).optional(),
+  stream: z.string().min(1).optional(),
+  group: z.string().min(1).optional(),
+  type_field: z.string().min(1).optional(),
+});
+export type ProviderInput = z.infer<typeof ProviderInputSchema>;
+
+/** The config of a provider with every secret replaced by its description. */
+export const ProviderConfigViewSchema = z.object({
+  name: z.string(),
+  kind: z.string(),
+  enabled: z.boolean(),
+  forward_to: z.array(z.string()),
+  secrets: z.array(SecretSourceViewSchema),
+  tolerance_s: z.number().optional(),
+  public_key: z.string().optional(),
+  url: SecretSourceViewSchema.optional(),
+  channels: z.array(z.string()).optional(),
+  patterns: z.array(z.string()).optional(),
+  stream: z.string().optional(),
+  group: z.string().optional(),
+  type_field: z.string().optional(),
+});
+export type ProviderConfigView = z.infer<typeof ProviderConfigViewSchema>;
+
+export const ProviderViewSchema = z.object({
+  status: ProviderStatusSchema,
+  config: ProviderConfigViewSchema,
+  receive_url: z.string().nullable().describe('local receive URL (webhook providers)'),
+  public_url: z.string().nullable().describe('receive URL through receiver.public_url, when set'),
+});
+export type ProviderView = z.infer<typeof ProviderViewSchema>;
+
+export const ListProvidersInputSchema = z.strictObject({});
+export const ListProvidersOutputSchema = z.object({
+  providers: z.array(ProviderViewSchema),
+  /** Where UI-entered secrets go: the desktop vault, or config.json (headless). */
+  secret_storage: z.enum(['vault', 'config-file']),
+});
+
+export const AddProviderInputSchema = z.strictObject({ provider: ProviderInputSchema });
+export const UpdateProviderInputSchema = z.strictObject({
+  name: z.string().min(1).describe('current name (the provider may be renamed)'),
+  provider: ProviderInputSchema,
+});
+export const ProviderOutputSchema = z.object({ provider: ProviderViewSchema });
+
+export const RemoveProviderInputSchema = z.strictObject({ name: z.string().min(1) });
+export const RemoveProviderOutputSchema = z.object({ removed: z.string() });
+
+export const SetProviderEnabledInputSchema = z.strictObject({ name: z.string().min(1), enabled: z.boolean() });
+
+export const ListRejectionsInputSchema = z.strictObject({
+  provider: z.string().min(1).optional(),
+  cursor: z.string().min(1).optional(),
+  limit: z.number().int().min(1).max(EVENTS_PAGE_MAX).default(100),
+});
+export const ListRejectionsOutputSchema = z.object({
+  rejections: z.array(RejectionSchema),
+  next_cursor: z.string().optional(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Settings and server info
+
+export const SettingsSchema = z.object({
+  receiver: z.object({
+    host: z.string(),
+    port: z.number().int(),
+    max_body_bytes: z.number().int(),
+    public_url: z.string().nullable(),
+  }),
+  control: z.object({ host: z.string(), port: z.number().int() }),
+  replay: z.object({
+    default_target: z.string().nullable(),
+    allow_hosts: z.array(z.string()),
+    timeout_ms: z.number().int(),
+    resign: z.boolean(),
+  }),
+  retention: z.object({ max_age_days: z.number(), max_rows: z.number().int() }),
+  database: z.object({
+    kind: z.enum(['pglite', 'postgres']),
+    /** config's database.url with any password replaced by «redacted». */
+    url: z.string().nullable(),
+    data_dir: z.string(),
+  }),
+  /** What the running process actually listens on (config ports may differ until a restart). */
+  running: z.object({ receiver_port: z.number().int(), control_port: z.number().int() }),
+  config_path: z.string(),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+const portInput = z.number().int().min(0).max(65_535);
+
+export const GetSettingsInputSchema = z.strictObject({});
+export const GetSettingsOutputSchema = SettingsSchema;
+
+export const UpdateSettingsInputSchema = z.strictObject({
+  receiver: z
+    .strictObject({
+      port: portInput.optional(),
+      max_body_bytes: z.number().int().positive().optional(),
+      public_url: z.string().nullable().optional().describe('null removes it'),
+    })
+    .optional(),
+  control: z.strictObject({ port: portInput.optional() }).optional(),
+  replay: z
+    .strictObject({
+      default_target: z.string().nullable().optional(),
+      allow_hosts: z.array(z.string().min(1)).optional(),
+      timeout_ms: z.number().int().positive().optional(),
+      resign: z.boolean().optional(),
+    })
+    .optional(),
+  retention: z
+    .strictObject({ max_age_days: z.number().positive().optional(), max_rows: z.number().int().positive().optional() })
+    .optional(),
+  database: z.strictObject({ url: z.string().min(1).nullable() }).optional(),
+});
+export const UpdateSettingsOutputSchema = z.object({
+  settings: SettingsSchema,
+  /** Changed settings that take effect only after a restart (ports, database), as JSON paths. */
+  restart_required: z.array(z.string()),
+});
+
+export const GetServerInfoInputSchema = z.strictObject({});
+export const GetServerInfoOutputSchema = z.object({
+  version: z.string(),
+  receiver_url: z.string(),
+  public_url: z.string().nullable(),
+  control_url: z.string(),
+  mcp_url: z.string(),
+  /** The control token: the Connect screen shows it inside the commands below. */
+  token: z.string(),
+  claude_command: z.string(),
+  mcp_json: z.string().describe('a .mcp.json snippet'),
+  /** Connected MCP sessions, when the MCP server reports them. */
+  mcp_sessions: z.number().int().nonnegative().nullable(),
+  data_dir: z.string(),
+});
+export type ServerInfo = z.infer<typeof GetServerInfoOutputSchema>;
+
+// ---------------------------------------------------------------------------------------------
+
+export const API = {
+  listEvents: { input: ListEventsInputSchema, output: ListEventsOutputSchema },
+  getEvent: { input: GetEventInputSchema, output: GetEventOutputSchema },
+  replayEvent: { input: ReplayEventInputSchema, output: ReplayEventOutputSchema },
+  listReplays: { input: ListReplaysInputSchema, output: ListReplaysOutputSchema },
+  clearEvents: { input: ClearEventsInputSchema, output: ClearEventsOutputSchema },
+  listProviders: { input: ListProvidersInputSchema, output: ListProvidersOutputSchema },
+  addProvider: { input: AddProviderInputSchema, output: ProviderOutputSchema },
+  updateProvider: { input: UpdateProviderInputSchema, output: ProviderOutputSchema },
+  removeProvider: { input: RemoveProviderInputSchema, output: RemoveProviderOutputSchema },
+  setProviderEnabled: { input: SetProviderEnabledInputSchema, output: ProviderOutputSchema },
+  listRejections: { input: ListRejectionsInputSchema, output: ListRejectionsOutputSchema },
+  getSettings: { input: GetSettingsInputSchema, output: GetSettingsOutputSchema },
+  updateSettings: { input: UpdateSettingsInputSchema, output: UpdateSettingsOutputSchema },
+  getServerInfo: { input: GetServerInfoInputSchema, output: GetServerInfoOutputSchema },
+} satisfies Record<ApiMethod, { input: z.ZodType; output: z.ZodType }>;
+
+/** What a caller passes (defaults optional). */
+export type ApiInput<M extends ApiMethod> = z.input<(typeof API)[M]['input']>;
+/** What a handler receives after parsing (defaults filled in). */
+export type ApiParsedInput<M extends ApiMethod> = z.output<(typeof API)[M]['input']>;
+export type ApiOutput<M extends ApiMethod> = z.output<(typeof API)[M]['output']>;
+
+export type SwitchboardApi = { [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiOutput<M>> };
+
+// ---------------------------------------------------------------------------------------------
+// Live stream (SSE on /api/live, LIVE_CHANNEL over IPC)
+
+export const LiveMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('event'), event: EventSummarySchema }),
+  z.object({ type: z.literal('rejection'), rejection: RejectionSchema }),
+  z.object({ type: z.literal('replay'), replay: ReplaySchema }),
+  z.object({ type: z.literal('provider-status'), provider: ProviderStatusSchema }),
+  z.object({ type: z.literal('config-changed') }),
+]);
+export type LiveMessage = z.infer<typeof LiveMessageSchema>;
+
+/** Every failure, on both transports. `code` is one of the core's error codes. */
+export const ApiErrorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  hint: z.string().optional(),
+});
+export type ApiError = z.infer<typeof ApiErrorSchema>;
