@@ -1,0 +1,95 @@
+import { request } from 'node:http';
+import { mkdtemp, mkdir, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadOrCreateToken } from '../../src/core/control/auth.js';
+import { sendJson } from '../../src/core/control/server.js';
+import { startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../helpers/core.js';
+
+let t: TestSwitchboard;
+let uiDir: string;
+
+/** A raw request, so tests can send any Host header (fetch forbids setting it). */
+function raw(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  const url = new URL(t.sb.url.control);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path, method, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+beforeAll(async () => {
+  uiDir = await mkdtemp(join(tmpdir(), 'switchboard-ui-'));
+  await mkdir(join(uiDir, 'assets'));
+  await writeFile(join(uiDir, 'index.html'), '<!doctype html><title>ui</title>');
+  await writeFile(join(uiDir, 'assets', 'app.js'), 'console.log(1)');
+  await writeFile(join(tmpdir(), 'switchboard-outside.txt'), 'outside');
+  t = await startTestSwitchboard({}, { rendererDir: uiDir });
+  t.sb.control.mount('/api', (_req, res) => sendJson(res, 200, { ok: true }));
+});
+afterAll(() => t?.close());
+
+describe('control port', () => {
+  it('answers /healthz', async () => {
+    const response = await raw('/healthz', { host: new URL(t.sb.url.control).host });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ status: 'ok' });
+  });
+
+  it('requires the bearer token on mounted routes', async () => {
+    const host = new URL(t.sb.url.control).host;
+    const without = await raw('/api/anything', { host });
+    expect(without.status).toBe(401);
+    expect(without.headers['www-authenticate']).toMatch(/^Bearer/);
+    expect((await raw('/api/anything', { host, authorization: 'Bearer wrong' })).status).toBe(401);
+    expect((await raw('/api/anything', { host, authorization: `Bearer ${TEST_TOKEN}` })).status).toBe(200);
+  });
+
+  it('refuses a non-loopback Host (DNS rebinding) even with the token', async () => {
+    for (const host of ['evil.example', 'evil.example:7778', '127.0.0.1.nip.io', '192.168.1.5:7778']) {
+      const response = await raw('/api/anything', { host, authorization: `Bearer ${TEST_TOKEN}` });
+      expect(response.status, host).toBe(403);
+    }
+    for (const host of ['localhost:1', '127.0.0.1', '[::1]:7778']) {
+      expect((await raw('/healthz', { host })).status, host).toBe(200);
+    }
+  });
+
+  it('refuses a foreign Origin and accepts a loopback one', async () => {
+    const host = new URL(t.sb.url.control).host;
+    const auth = { host, authorization: `Bearer ${TEST_TOKEN}` };
+    expect((await raw('/api/x', { ...auth, origin: 'https://evil.example' })).status).toBe(403);
+    expect((await raw('/api/x', { ...auth, origin: 'null' })).status).toBe(403);
+    expect((await raw('/api/x', { ...auth, origin: `http://${host}` })).status).toBe(200);
+  });
+
+  it('serves the web UI with a strict CSP and never a file outside it', async () => {
+    const host = new URL(t.sb.url.control).host;
+    const index = await raw('/', { host });
+    expect(index.status).toBe(200);
+    expect(index.headers['content-security-policy']).toMatch(/script-src 'self'/);
+    expect((await raw('/assets/app.js', { host })).body).toBe('console.log(1)');
+    expect((await raw('/some/client/route', { host })).body).toContain('<title>ui</title>');
+    const traversal = await raw('/..%2fswitchboard-outside.txt', { host });
+    expect(traversal.body).not.toContain('outside');
+    const dotted = await raw('/../switchboard-outside.txt', { host });
+    expect(dotted.body).not.toContain('outside');
+  });
+});
+
+describe('control token', () => {
+  it('is generated once into a 0600 file and reused', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-token-'));
+    const first = await loadOrCreateToken(dir);
+    expect(first.length).toBeGreaterThanOrEqual(32);
+    expect((await stat(join(dir, 'control-token'))).mode & 0o777).toBe(0o600);
+    expect(await loadOrCreateToken(dir)).toBe(first);
+  });
+});

@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrationsDir } from '../../src/core/paths.js';
+import { EventStore, type NewEvent } from '../../src/core/store/event-store.js';
+import { migrate } from '../../src/core/store/migrations.js';
+import { openPglite, openPostgres, type SqlClient } from '../../src/core/store/sql-client.js';
+import { createTestDatabase } from '../helpers/postgres.js';
+
+function newEvent(overrides: Partial<NewEvent> = {}): NewEvent {
+  return {
+    provider: 'homelab',
+    family: 'webhook',
+    event_type: 'ping',
+    external_id: null,
+    trust_mode: 'open',
+    verified: false,
+    verify_detail: null,
+    content_type: 'application/json',
+    headers: { 'content-type': 'application/json' },
+    payload: Buffer.from('{"hello":"world"}'),
+    source_ip: '127.0.0.1',
+    ...overrides,
+  };
+}
+
+interface Backend {
+  name: string;
+  open: () => Promise<{ client: SqlClient; cleanup: () => Promise<void> } | null>;
+}
+
+const backends: Backend[] = [
+  { name: 'PGlite', open: async () => ({ client: await openPglite('memory://'), cleanup: async () => {} }) },
+  {
+    name: 'PostgreSQL',
+    open: async () => {
+      const db = await createTestDatabase();
+      if (!db) return null;
+      return { client: await openPostgres(db.url), cleanup: db.drop };
+    },
+  },
+];
+
+describe.each(backends)('event store on $name', (backend) => {
+  let store: EventStore;
+  let client: SqlClient;
+  let cleanup = async () => {};
+  let available = true;
+
+  beforeAll(async () => {
+    const opened = await backend.open();
+    if (!opened) {
+      available = false;
+      return;
+    }
+    client = opened.client;
+    cleanup = opened.cleanup;
+    expect(await migrate(client, migrationsDir())).toEqual(['0001_init']);
+    expect(await migrate(client, migrationsDir())).toEqual([]);
+    store = new EventStore(client);
+  });
+  afterAll(async () => {
+    if (!available) return;
+    await store.close();
+    await cleanup();
+  });
+
+  it('round-trips binary payloads and headers exactly', async (context) => {
+    if (!available) return context.skip();
+    const payload = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const { event } = await store.insertEvent(newEvent({ payload, headers: { 'x-a': 'ü «b»' } }));
+    const stored = await store.getEvent(event.id);
+    expect(Buffer.from(stored!.payload).equals(payload)).toBe(true);
+    expect(stored!.headers).toEqual({ 'x-a': 'ü «b»' });
+    expect(stored!.received_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  });
+
+  it('group-commits a burst and pages through rows sharing one timestamp with no skip and no repeat', async (context) => {
+    if (!available) return context.skip();
+    // One event-loop turn → one INSERT → one transaction → one now() for all 300 rows.
+    const burst = await Promise.all(Array.from({ length: 300 }, (_, i) => store.insertEvent(newEvent({ provider: 'burst', external_id: `b-${i}` }))));
+    const timestamps = new Set(burst.slice(0, 256).map((result) => result.event.received_at));
+    expect(timestamps.size).toBe(1);
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await store.listEvents({ provider: 'burst', limit: 7, cursor });
+      seen.push(...page.items.map((event) => event.id));
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(Math.ceil(300 / 7));
+    expect(new Set(seen).size).toBe(300);
+    expect(seen).toEqual([...burst.map((result) => result.event.id)].sort((a, b) => b - a));
+  });
+
+  it('omits next_cursor on the last page and refuses a forged cursor', async (context) => {
+    if (!available) return context.skip();
+    const page = await store.listEvents({ provider: 'burst', limit: 300 });
+    expect(page.items).toHaveLength(300);
+    expect(page.next_cursor).toBeUndefined();
+    await expect(store.listEvents({ limit: 5, cursor: 'not-a-cursor' })).rejects.toMatchObject({ code: 'invalid_argument' });
+    const forged = Buffer.from(JSON.stringify(["2026-01-01'; DROP TABLE events;--", 1])).toString('base64url');
+    await expect(store.listEvents({ limit: 5, cursor: forged })).rejects.toMatchObject({ code: 'invalid_argument' });
+  });
+
+  it('filters by provider, type, trust mode, time, id and payload text', async (context) => {
+    if (!available) return context.skip();
+    const a = await store.insertEvent(newEvent({ provider: 'f', event_type: 'invoice.paid', payload: Buffer.from('{"customer":"Ada Lovelace"}') }));
+    const b = await store.insertEvent(newEvent({ provider: 'f', event_type: 'push', trust_mode: 'signed', verified: true, payload: Buffer.from('{"100%_match":true}') }));
+    expect((await store.listEvents({ provider: 'f', event_type: 'push', limit: 10 })).items.map((e) => e.id)).toEqual([b.event.id]);
+    expect((await store.listEvents({ provider: 'f', trust_mode: 'signed', limit: 10 })).items.map((e) => e.id)).toEqual([b.event.id]);
+    expect((await store.listEvents({ provider: 'f', search: 'ada love', limit: 10 })).items.map((e) => e.id)).toEqual([a.event.id]);
+    expect((await store.listEvents({ provider: 'f', search: '100%_', limit: 10 })).items.map((e) => e.id)).toEqual([b.event.id]);
+    expect((await store.listEvents({ provider: 'f', search: '%', limit: 10 })).items.map((e) => e.id)).toEqual([b.event.id]);
+    expect((await store.listEvents({ provider: 'f', after_id: a.event.id, limit: 10 })).items.map((e) => e.id)).toEqual([b.event.id]);
+    expect((await store.listEvents({ provider: 'f', since_time: a.event.received_at, limit: 10 })).items).toHaveLength(2);
+    expect(await store.latestEventId()).toBe(b.event.id);
+  });
+
+  it('applies retention: age first, then the oldest rows beyond the cap', async (context) => {
+    if (!available) return context.skip();
+    await store.clearEvents();
+    const old = await store.insertEvent(newEvent({ provider: 'r' }));
+    await client.query(`UPDATE events SET received_at = now() - interval '40 days' WHERE id = $1`, [old.event.id]);
+    const kept = [];
+    for (let i = 0; i < 5; i++) kept.push((await store.insertEvent(newEvent({ provider: 'r' }))).event.id);
+    expect(await store.applyRetention({ max_age_days: 30, max_rows: 3 })).toBe(3);
+    const left = (await store.listEvents({ provider: 'r', limit: 10 })).items.map((e) => e.id);
+    expect(left).toEqual(kept.slice(2).reverse());
+  });
+
+  it('records rejections and replays with history newest first', async (context) => {
+    if (!available) return context.skip();
+    const rejection = await store.insertRejection({
+      provider: 'r',
+      reason: 'signature_mismatch',
+      hint: 'wrong secret',
+      headers: { 'x-hub-signature-256': '«redacted»' },
+      body_size: 12,
+      body_sha256: 'ab'.repeat(32),
+      source_ip: '203.0.113.1',
+    });
+    expect((await store.listRejections({ provider: 'r', limit: 5 })).items[0]).toEqual(rejection);
+    const { event } = await store.insertEvent(newEvent({ provider: 'r' }));
+    const base = { event_id: event.id, target_url: 'http://localhost:3000/', resigned: true, response_ms: 5, response_headers: {}, error: null, requested_by: 'ui' as const };
+    const first = await store.insertReplay({ ...base, delivered: true, response_status: 500, response_body: Buffer.alloc(70 * 1024, 0x61) });
+    const second = await store.insertReplay({ ...base, delivered: false, response_status: null, response_body: null, error: 'ECONNREFUSED' });
+    expect(first.response_body!.byteLength).toBe(64 * 1024);
+    expect((await store.listReplays(event.id)).map((replay) => replay.id)).toEqual([second.id, first.id]);
+  });
+
+  it('reports a broken database as storage_unavailable to every waiting insert', async (context) => {
+    if (!available) return context.skip();
+    await client.query('ALTER TABLE events RENAME TO events_away');
+    try {
+      const results = await Promise.allSettled([store.insertEvent(newEvent()), store.insertEvent(newEvent())]);
+      for (const result of results) {
+        expect(result.status).toBe('rejected');
+        expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'storage_unavailable' });
+      }
+    } finally {
+      await client.query('ALTER TABLE events_away RENAME TO events');
+    }
+    await expect(store.insertEvent(newEvent())).resolves.toMatchObject({ duplicate: false });
+  });
+});
