@@ -210,6 +210,8 @@ export async function writeConfigFile(path: string, config: ConfigInput): Promis
 /** Reads secrets kept by the desktop app (`{ "stored": id }`); headless has none. */
 export interface SecretVault {
   get(id: string): string | undefined;
+  /** Keeps a secret typed into the UI and returns its id (the desktop app's safeStorage vault). */
+  put?(value: string): string;
 }
 
 export type SecretStatus = 'configured' | 'missing' | 'none-by-design';
