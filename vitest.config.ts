@@ -9,5 +9,6 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     environment: 'node',
+    globalSetup: ['test/global-setup.ts'],
   },
 });

@@ -1,0 +1,125 @@
+import { createServer, type Server } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveFailure, spawnServe, type Serve } from '../helpers/cli.js';
+
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'switchboard-cli-'));
+});
+afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+function expectOneClearLine(stderr: string, pattern: RegExp) {
+  expect(stderr).toMatch(pattern);
+  expect(stderr).not.toMatch(/\n\s+at .+:\d+:\d+/); // no stack trace
+  expect(stderr).toMatch(/fix: /);
+}
+
+describe('switchboard serve', () => {
+  let serve: Serve;
+
+  it('starts with no config, prints URLs, the UI token and the Claude Code command', async () => {
+    serve = await spawnServe(['--data-dir', dataDir, '--port', '0', '--control-port', '0']);
+    const token = (await readFile(join(dataDir, 'control-token'), 'utf8')).trim();
+    const out = serve.stdout();
+    expect(out).toContain('No providers yet');
+    expect(out).toContain(`${serve.control}/#token=${token}`);
+    expect(out).toContain(`claude mcp add --transport http switchboard ${serve.control}/mcp --header "Authorization: Bearer ${token}"`);
+    for (const base of [serve.receiver, serve.control]) {
+      const response = await fetch(`${base}/healthz`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ status: 'ok' });
+    }
+  });
+
+  it('exits 0 on SIGTERM after closing cleanly', async () => {
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+    expect(serve.stderr()).toMatch(/SIGTERM, finishing in-flight deliveries/);
+  });
+
+  it('takes the token from SWITCHBOARD_TOKEN and the providers from --config', async () => {
+    const configPath = join(dataDir, 'other-config.json');
+    await writeFile(configPath, JSON.stringify({ providers: [{ name: 'homelab', kind: 'open' }] }));
+    const token = 'env-token-abcdefghijklmnopqrstuvwxyz012345';
+    const run = await spawnServe(['--data-dir', dataDir, '--config', configPath, '--port', '0', '--control-port', '0'], { SWITCHBOARD_TOKEN: token });
+    try {
+      expect(run.stdout()).toContain(`#token=${token}`);
+      expect(run.stdout()).toMatch(/homelab\s+http:\/\/127\.0\.0\.1:\d+\/webhooks\/homelab/);
+      const answer = await fetch(`${run.receiver}/webhooks/homelab`, { method: 'POST', body: '{"hi":1}' });
+      expect(answer.status).toBe(200);
+    } finally {
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+    }
+  });
+});
+
+describe('serve refuses to start with one clear line and exit code 2', () => {
+  it('on a broken config file, naming the JSON path', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-cli-bad-'));
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ providers: [{ name: 'Bad Name', kind: 'github' }] }));
+    const result = await serveFailure(['--data-dir', dir, '--port', '0', '--control-port', '0']);
+    expect(result.code).toBe(2);
+    expectOneClearLine(result.stderr, /config\.json: providers\[0\]\.name: a lowercase name/);
+  });
+
+  it('on a config file that is not JSON', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-cli-bad-'));
+    await writeFile(join(dir, 'config.json'), '{ "providers": [ ], }');
+    const result = await serveFailure(['--data-dir', dir]);
+    expect(result.code).toBe(2);
+    expectOneClearLine(result.stderr, /not valid JSON/);
+  });
+
+  it('on a port in use, naming the port and the flag to change it', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'switchboard-cli-port-'));
+      const result = await serveFailure(['--data-dir', dir, '--port', String(port), '--control-port', '0']);
+      expect(result.code).toBe(2);
+      expectOneClearLine(result.stderr, new RegExp(`receiver port ${port} .* already in use`));
+      expect(result.stderr).toMatch(/--port/);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('on an unwritable data dir', async () => {
+    const result = await serveFailure(['--data-dir', '/etc/hostname/switchboard']);
+    expect(result.code).toBe(2);
+    expectOneClearLine(result.stderr, /data dir \/etc\/hostname\/switchboard is not writable/);
+  });
+
+  it('on an unreachable database', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-cli-db-'));
+    const result = await serveFailure(['--data-dir', dir, '--port', '0', '--control-port', '0', '--database-url', 'postgres://nobody:hunter2@127.0.0.1:1/none']);
+    expect(result.code).toBe(2);
+    expectOneClearLine(result.stderr, /cannot connect to PostgreSQL/);
+    expect(result.stderr).not.toContain('hunter2');
+  });
+
+  it('on a bad flag value', async () => {
+    const result = await serveFailure(['--port', 'eighty']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--port must be a port number/);
+  });
+
+  it('when another switchboard holds the data dir', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-cli-lock-'));
+    const first = await spawnServe(['--data-dir', dir, '--port', '0', '--control-port', '0']);
+    try {
+      const second = await serveFailure(['--data-dir', dir, '--port', '0', '--control-port', '0']);
+      expect(second.code).toBe(2);
+      expectOneClearLine(second.stderr, /in use by another switchboard/);
+    } finally {
+      first.child.kill('SIGTERM');
+      await first.exited;
+    }
+  });
+});
