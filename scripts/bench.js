@@ -1,0 +1,16 @@
+// `npm run bench [-- ingest|ui]`: benchmarks, never tests (these machines are shared and noisy;
+// compare only numbers from the same run).
+import { buildCoreIfStale, buildRendererIfStale } from './build-if-stale.js';
+
+const which = process.argv[2] ?? 'all';
+buildCoreIfStale();
+if (which === 'all' || which === 'ingest') {
+  const { benchIngest } = await import('../bench/ingest.js');
+  await benchIngest();
+}
+if (which === 'all' || which === 'ui') {
+  buildRendererIfStale();
+  const ui = await import('../bench/ui.js').catch(() => null);
+  if (ui?.benchUi) await ui.benchUi();
+  else console.log('\nui: bench/ui.js not present');
+}
