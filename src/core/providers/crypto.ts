@@ -12,6 +12,18 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(left, right);
 }
 
+/**
+ * Index of the first secret for which `matches` holds, or -1. Every secret is tried (no early
+ * exit), so during a rotation the timing does not tell which one matched.
+ */
+export function matchingSecret<T>(secrets: readonly T[], matches: (secret: T) => boolean): number {
+  let matched = -1;
+  secrets.forEach((secret, index) => {
+    if (matches(secret) && matched < 0) matched = index;
+  });
+  return matched;
+}
+
 export function hmac(algorithm: 'sha256' | 'sha1', key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
   const mac = createHmac(algorithm, key);
   for (const part of parts) mac.update(part);

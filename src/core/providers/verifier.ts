@@ -46,6 +46,8 @@ export interface Description {
 }
 
 export interface HandshakeAnswer {
+  /** 200 unless the protocol wants another (Discord webhook events expect 204). */
+  status?: number;
   contentType: string;
   body: string;
 }
@@ -56,6 +58,10 @@ export interface SignInput {
   nowMs: number;
   /** Headers of the stored delivery (sanitized), for schemes that sign an id from them. */
   headers: Readonly<Record<string, string>>;
+  /**
+   * For schemes that sign the URL (Twilio): the URL the replay is POSTed to, since the consumer
+   * checks the signature against the URL it was reached at, not the original public one.
+   */
   publicUrl: string | null;
 }
 
@@ -72,6 +78,12 @@ export interface Verifier {
   describe(delivery: Delivery): Description;
   /** A protocol handshake answered instead of the usual `{id, duplicate}` (still stored). */
   handshake?(delivery: Delivery): HandshakeAnswer | null;
-  /** Fresh signature headers for a replay; absent for kinds that are not signed. */
+  /** Fresh signature headers for a replay; absent for kinds that are not signed (or, like Discord, cannot be re-signed). */
   sign?(input: SignInput): Record<string, string>;
+  /**
+   * For schemes that sign a timestamp inside the body (Linear's `webhookTimestamp`): the body
+   * with that timestamp set to now and every other byte unchanged, so the consumer's freshness
+   * check passes. When re-signing, call it before `sign()` and send (and sign) what it returns.
+   */
+  refreshBody?(body: Buffer, nowMs: number): Buffer;
 }

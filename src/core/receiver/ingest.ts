@@ -127,6 +127,6 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
   if (!stored.duplicate) deps.bus.emit('event', stored.event);
 
   const handshake = verifier.handshake?.(delivery);
-  if (handshake) return { status: 200, body: handshake.body, contentType: handshake.contentType };
+  if (handshake) return { status: handshake.status ?? 200, body: handshake.body, contentType: handshake.contentType };
   return json(200, { id: stored.event.id, duplicate: stored.duplicate });
 }

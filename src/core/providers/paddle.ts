@@ -1,0 +1,75 @@
+/**
+ * Paddle Billing: `Paddle-Signature: ts=<unix s>;h1=<hex HMAC-SHA256(secret, "<ts>:<body>")>`,
+ * with several h1 while a secret is being rotated. Defends against forgery (HMAC over time and
+ * body) and against replaying a captured delivery (timestamp within the tolerance, both
+ * directions).
+ */
+import { hmac, matchingSecret, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, skewSeconds, stringField } from './crypto.js';
+import type { Verifier } from './verifier.js';
+
+const HEADER = 'paddle-signature';
+const H1_PATTERN = /^[0-9a-f]{64}$/;
+
+const h1 = (secret: string, timestamp: string, body: Buffer) => hmac('sha256', secret, `${timestamp}:`, body).toString('hex');
+
+export const paddleVerifier: Verifier = {
+  kind: 'paddle',
+  trustMode: 'signed',
+  secretHeaders: [HEADER],
+  replayHeaders: [],
+  defaultToleranceS: 300,
+
+  verify(delivery, { secrets, toleranceS }) {
+    const header = delivery.headers[HEADER];
+    if (header === undefined) {
+      return { ok: false, reason: 'signature_missing', hint: 'no Paddle-Signature header: is this URL a notification destination in Paddle (Developer tools → Notifications)?' };
+    }
+    let timestamp: string | undefined;
+    const given: string[] = [];
+    for (const part of header.split(';')) {
+      const eq = part.indexOf('=');
+      if (eq < 0) continue;
+      const key = part.slice(0, eq).trim();
+      const value = part.slice(eq + 1).trim();
+      if (key === 'ts') timestamp = value;
+      else if (key === 'h1' && H1_PATTERN.test(value.toLowerCase())) given.push(value.toLowerCase());
+    }
+    if (timestamp === undefined || !/^\d+$/.test(timestamp)) {
+      return { ok: false, reason: 'signature_malformed', hint: 'Paddle-Signature has no ts=<unix seconds> element' };
+    }
+    if (given.length === 0) {
+      return { ok: false, reason: 'signature_malformed', hint: 'Paddle-Signature has no h1=<64 hex digits> element' };
+    }
+    const matched = matchingSecret(secrets, (secret) => {
+      const expected = h1(secret, timestamp, delivery.rawBody);
+      return given.some((value) => safeEqual(expected, value));
+    });
+    if (matched < 0) {
+      const reserialized = reserializations(delivery.rawBody).some((body) =>
+        secrets.some((secret) => given.some((value) => safeEqual(h1(secret, timestamp, body), value))),
+      );
+      return {
+        ok: false,
+        reason: 'signature_mismatch',
+        hint: reserialized
+          ? RESERIALIZED_HINT
+          : mismatchHint('Paddle-Signature h1', secrets.length) + ' (each notification destination has its own pdl_ntfset_… secret key; sandbox and live differ)',
+      };
+    }
+    const skew = skewSeconds(Number(timestamp), delivery.nowMs);
+    if (Math.abs(skew) > toleranceS) {
+      return { ok: false, reason: 'timestamp_out_of_tolerance', hint: skewHint(skew, toleranceS) };
+    }
+    return { ok: true, detail: `paddle: h1 signature verified with secret #${matched + 1}, timestamp skew ${skew} s` };
+  },
+
+  describe(delivery) {
+    const body = parseJson(delivery.rawBody);
+    return { eventType: stringField(body, 'event_type'), externalId: stringField(body, 'event_id') };
+  },
+
+  sign({ body, secret, nowMs }) {
+    const timestamp = String(Math.floor(nowMs / 1000));
+    return { [HEADER]: `ts=${timestamp};h1=${h1(secret, timestamp, body)}` };
+  },
+};
