@@ -1,4 +1,14 @@
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { createClient } from './api/client';
+import { App } from './app';
+import './styles.css';
 
-// Placeholder: the inspector UI is its own issue (#5).
-createRoot(document.getElementById('root')!).render(<h1>switchboard</h1>);
+// The token is taken from the fragment (and scrubbed from the address bar) before anything renders.
+const client = createClient();
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App client={client} />
+  </StrictMode>,
+);

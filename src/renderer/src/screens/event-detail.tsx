@@ -1,0 +1,144 @@
+import { useEffect, useState } from 'react';
+import type { ApiOutput } from '../../../shared/api';
+import type { EventDetail, Replay } from '../../../shared/events';
+import { useAppData } from '../app-data';
+import { BodyView } from '../components/body-view';
+import { CopyButton } from '../components/copy-button';
+import { TrustBadge } from '../components/trust-badge';
+import { formatBytes } from '../lib/bytes';
+import { buildCurl } from '../lib/curl';
+import { formatTime } from '../lib/time';
+import { ReplayPanel } from './replay-panel';
+
+const TRUST_EXPLAINED: Record<EventDetail['trust_mode'], string> = {
+  signed: 'Signature verified over the raw body.',
+  token: 'The sender presented the shared token. The body itself is not signed.',
+  open: 'Not authenticated: anyone who can reach this URL can post here.',
+  queue: 'Pulled from a broker; trust is the broker connection.',
+};
+
+export function EventDetailPane({
+  eventId,
+  pendingReplay,
+  onReplayStarted,
+  onClose,
+}: {
+  eventId: number;
+  pendingReplay: boolean;
+  onReplayStarted: () => void;
+  onClose: () => void;
+}) {
+  const { client, providers, settings, listen } = useAppData();
+  const [detail, setDetail] = useState<ApiOutput<'getEvent'> | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [replays, setReplays] = useState<Replay[]>([]);
+
+  useEffect(() => {
+    let current = true;
+    client.getEvent({ id: eventId }).then(
+      (result) => {
+        if (!current) return;
+        setDetail(result);
+        setReplays(result.replays);
+      },
+      (failure: Error) => current && setError(failure.message),
+    );
+    return () => {
+      current = false;
+    };
+  }, [client, eventId]);
+
+  // Replays by forward rules, MCP or another window show up here too.
+  useEffect(
+    () =>
+      listen((message) => {
+        if (message?.type !== 'replay' || message.replay.event_id !== eventId) return;
+        setReplays((list) => (list.some((replay) => replay.id === message.replay.id) ? list : [message.replay, ...list]));
+      }),
+    [listen, eventId],
+  );
+
+  const event = detail?.event;
+  const provider = providers?.find((view) => view.status.name === event?.provider);
+  const curlTarget = settings?.replay.default_target ?? provider?.receive_url ?? null;
+
+  return (
+    <aside className="detail-pane" aria-label={`Event ${eventId}`}>
+      <header className="detail-header">
+        <h2>
+          <span className="muted mono">#{eventId}</span> {event ? (event.event_type ?? 'untyped event') : 'Loading…'}
+        </h2>
+        <button type="button" className="icon-button" aria-label="Close event detail" onClick={onClose}>
+          ×
+        </button>
+      </header>
+      {error && (
+        <p role="alert" className="error-banner">
+          {error}
+        </p>
+      )}
+      {event && (
+        <div className="detail-body">
+          <section className={`verify-card trust-${event.trust_mode}`} aria-label="Verification">
+            <TrustBadge mode={event.trust_mode} />
+            <div>
+              <p className="verify-line">
+                <strong>{event.verified ? 'Verified' : 'Not verified'}</strong> — {TRUST_EXPLAINED[event.trust_mode]}
+              </p>
+              {event.verify_detail && <p className="mono small">{event.verify_detail}</p>}
+            </div>
+          </section>
+
+          <dl className="meta-grid">
+            <dt>Provider</dt>
+            <dd>{event.provider}</dd>
+            <dt>Received</dt>
+            <dd className="mono" title={event.received_at}>
+              {formatTime(event.received_at)}
+            </dd>
+            <dt>Delivery id</dt>
+            <dd className="mono">{event.external_id ?? '—'}</dd>
+            <dt>Content type</dt>
+            <dd className="mono">{event.content_type ?? '—'}</dd>
+            <dt>Size</dt>
+            <dd>{formatBytes(event.payload_size)}</dd>
+            <dt>Source</dt>
+            <dd className="mono">{event.source_ip ?? '—'}</dd>
+          </dl>
+
+          <section aria-labelledby="body-heading">
+            <div className="section-head">
+              <h3 id="body-heading">Body</h3>
+              {curlTarget && (
+                <CopyButton
+                  label="Copy as cURL"
+                  className="with-text"
+                  text={buildCurl({ url: curlTarget, headers: event.headers, payload: event.payload, encoding: event.payload_encoding })}
+                />
+              )}
+            </div>
+            <BodyView payload={event.payload} encoding={event.payload_encoding} contentType={event.content_type} />
+          </section>
+
+          <details className="headers-section" open>
+            <summary>Headers ({Object.keys(event.headers).length})</summary>
+            <table className="kv-table" aria-label="Request headers">
+              <tbody>
+                {Object.entries(event.headers).map(([name, value]) => (
+                  <tr key={name}>
+                    <th scope="row" className="mono">
+                      {name}
+                    </th>
+                    <td className="mono">{value}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </details>
+
+          <ReplayPanel event={event} replays={replays} onReplayed={(replay) => setReplays((list) => (list.some((r) => r.id === replay.id) ? list : [replay, ...list]))} pendingReplay={pendingReplay} onReplayStarted={onReplayStarted} />
+        </div>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,359 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import type { EventSummary, TrustMode } from '../../../shared/events';
+import { TRUST_MODES } from '../../../shared/events';
+import { useAppData } from '../app-data';
+import { EmptyEvents, NoProviders } from '../components/empty-states';
+import { TrustBadge } from '../components/trust-badge';
+import { formatBytes } from '../lib/bytes';
+import { EventLog } from '../lib/event-log';
+import { filtersToQuery, hasFilters, matchesFilters, NO_FILTERS, type EventFilters } from '../lib/filters';
+import { formatTime } from '../lib/time';
+import { EventDetailPane } from './event-detail';
+
+export const ROW_HEIGHT_PX = 34;
+const PAGE_SIZE = 200;
+const SEARCH_DEBOUNCE_MS = 250;
+
+/**
+ * The Events screen: a virtualized list that fills up live, filters, and the detail pane.
+ * Keyboard: j/k move, Enter opens, r replays the open event, / searches, Escape closes.
+ */
+export function EventsScreen() {
+  const { client, providers, listen } = useAppData();
+  const log = useMemo(() => new EventLog(), []);
+  useSyncExternalStore(log.subscribe, log.getVersion);
+  const [filters, setFilters] = useState<EventFilters>(NO_FILTERS);
+  const [searchText, setSearchText] = useState('');
+  const [cursorId, setCursorId] = useState<number | null>(null);
+  const [openId, setOpenId] = useState<number | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [firstPageLoaded, setFirstPageLoaded] = useState(false);
+  /** An event whose replay was asked for with `r`; the replay panel sends it once loaded. */
+  const [pendingReplay, setPendingReplay] = useState<number | null>(null);
+  const listRef = useRef<HTMLDivElement>(null);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const generation = useRef(0);
+  const loading = useRef(false);
+  const filtersRef = useRef(filters);
+  filtersRef.current = filters;
+
+  // ---- loading pages -------------------------------------------------------------------
+  const loadMore = useCallback(async () => {
+    if (loading.current || log.complete) return;
+    loading.current = true;
+    const mine = generation.current;
+    try {
+      const page = await client.listEvents({ ...filtersToQuery(filtersRef.current), limit: PAGE_SIZE, ...(log.nextCursor ? { cursor: log.nextCursor } : {}) });
+      if (mine !== generation.current) return;
+      log.appendPage(page.events, page.next_cursor);
+      setLoadError(null);
+      setFirstPageLoaded(true);
+    } catch (error) {
+      if (mine === generation.current) setLoadError((error as Error).message);
+    } finally {
+      if (mine === generation.current) loading.current = false;
+    }
+  }, [client, log]);
+
+  useEffect(() => {
+    generation.current++;
+    loading.current = false;
+    log.reset();
+    setFirstPageLoaded(false);
+    void loadMore();
+  }, [filters, log, loadMore]);
+
+  // The search box filters after a pause in typing, not on every key.
+  useEffect(() => {
+    const timer = setTimeout(() => setFilters((current) => (current.search === searchText ? current : { ...current, search: searchText })), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [searchText]);
+
+  // ---- live arrivals -------------------------------------------------------------------
+  const pendingShift = useRef(0);
+  useEffect(() => {
+    let buffer: EventSummary[] = [];
+    let frame = 0;
+    let headCheck: ReturnType<typeof setTimeout> | undefined;
+    const flush = () => {
+      frame = 0;
+      const batch = buffer;
+      buffer = [];
+      const added = log.prepend(batch);
+      if (listRef.current && listRef.current.scrollTop > 0) pendingShift.current += added;
+    };
+    // Rows arrive in bursts; one render per frame however many came in.
+    const schedule = () => {
+      if (frame) return;
+      frame = typeof requestAnimationFrame === 'function' && document.visibilityState === 'visible' ? requestAnimationFrame(flush) : (setTimeout(flush, 50) as unknown as number);
+    };
+    // With a payload search (or after a reconnect) only the server knows what matches.
+    const checkHead = () => {
+      clearTimeout(headCheck);
+      headCheck = setTimeout(() => {
+        const mine = generation.current;
+        void client.listEvents({ ...filtersToQuery(filtersRef.current), limit: PAGE_SIZE }).then((page) => {
+          if (mine !== generation.current) return;
+          const top = log.topId();
+          buffer.push(...page.events.filter((event) => event.id > top).reverse());
+          schedule();
+        });
+      }, 150);
+    };
+    const unlisten = listen((message) => {
+      if (message === null) return checkHead();
+      if (message.type !== 'event') return;
+      const match = matchesFilters(message.event, filtersRef.current);
+      if (match === 'yes') {
+        buffer.push(message.event);
+        schedule();
+      } else if (match === 'unknown') {
+        checkHead();
+      }
+    });
+    return () => {
+      unlisten();
+      clearTimeout(headCheck);
+      if (frame) {
+        cancelAnimationFrame?.(frame);
+        clearTimeout(frame);
+      }
+    };
+  }, [client, listen, log]);
+
+  // ---- the virtualized list --------------------------------------------------------------
+  const count = log.length + (log.complete ? 0 : 1);
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => listRef.current,
+    estimateSize: () => ROW_HEIGHT_PX,
+    overscan: 16,
+    getItemKey: (index) => log.at(index)?.id ?? 'more',
+  });
+  const items = virtualizer.getVirtualItems();
+
+  // Keep the rows in view still while new ones arrive above them (unless at the very top).
+  useLayoutEffect(() => {
+    if (pendingShift.current > 0 && listRef.current) {
+      listRef.current.scrollTop += pendingShift.current * ROW_HEIGHT_PX;
+    }
+    pendingShift.current = 0;
+  });
+
+  const lastIndex = items.at(-1)?.index ?? 0;
+  useEffect(() => {
+    if (!log.complete && lastIndex >= log.length - 40) void loadMore();
+  }, [lastIndex, log, log.length, loadMore]);
+
+  // ---- keyboard ----------------------------------------------------------------------------
+  const moveCursor = useCallback(
+    (delta: number) => {
+      if (log.length === 0) return;
+      const current = cursorId === null ? -1 : log.indexOf(cursorId);
+      const next = Math.max(0, Math.min(log.length - 1, current < 0 ? 0 : current + delta));
+      const event = log.at(next);
+      if (!event) return;
+      setCursorId(event.id);
+      virtualizer.scrollToIndex(next, { align: 'auto' });
+    },
+    [cursorId, log, virtualizer],
+  );
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      const target = event.target as HTMLElement | null;
+      const typing = target && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+      if (typing) {
+        if (event.key === 'Escape' && target) target.blur();
+        return;
+      }
+      if (event.key === '/') {
+        event.preventDefault();
+        searchRef.current?.focus();
+      } else if (event.key === 'j' || (event.key === 'ArrowDown' && target === listRef.current)) {
+        event.preventDefault();
+        moveCursor(1);
+      } else if (event.key === 'k' || (event.key === 'ArrowUp' && target === listRef.current)) {
+        event.preventDefault();
+        moveCursor(-1);
+      } else if (event.key === 'Enter' && cursorId !== null && (target === listRef.current || target === document.body)) {
+        event.preventDefault();
+        setOpenId(cursorId);
+      } else if (event.key === 'r') {
+        const id = openId ?? cursorId;
+        if (id === null) return;
+        event.preventDefault();
+        setOpenId(id);
+        setPendingReplay(id);
+      } else if (event.key === 'Escape') {
+        setOpenId(null);
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [cursorId, moveCursor, openId]);
+
+  // ---- render ------------------------------------------------------------------------------
+  const providerNames = providers?.map((view) => view.status.name) ?? [];
+  const seenTypes = useMemo(() => {
+    const types = new Set<string>();
+    for (let i = 0; i < Math.min(log.length, 2000); i++) {
+      const type = log.at(i)?.event_type;
+      if (type) types.add(type);
+    }
+    return [...types].sort();
+  }, [log, log.version]); // log is mutable: its version says when it changed
+
+  const filtered = hasFilters({ ...filters, search: searchText });
+  const empty = firstPageLoaded && log.length === 0;
+  const cursorIndex = cursorId === null ? -1 : log.indexOf(cursorId);
+
+  return (
+    <div className={`events-screen${openId !== null ? ' with-detail' : ''}`}>
+      <section className="events-list-pane" aria-label="Events">
+        <form className="filters" role="search" aria-label="Filter events" onSubmit={(event) => event.preventDefault()}>
+          <label className="field search-field">
+            <span className="visually-hidden">Search payloads</span>
+            <input
+              ref={searchRef}
+              type="search"
+              placeholder="Search payloads  ( / )"
+              value={searchText}
+              onChange={(event) => setSearchText(event.target.value)}
+              aria-keyshortcuts="/"
+            />
+          </label>
+          <label className="field">
+            <span className="visually-hidden">Provider</span>
+            <select aria-label="Provider" value={filters.provider} onChange={(event) => setFilters({ ...filters, provider: event.target.value })}>
+              <option value="">All providers</option>
+              {providerNames.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="field">
+            <span className="visually-hidden">Event type</span>
+            <input
+              aria-label="Event type"
+              list="event-type-options"
+              placeholder="Any type"
+              value={filters.event_type}
+              onChange={(event) => setFilters({ ...filters, event_type: event.target.value })}
+            />
+            <datalist id="event-type-options">
+              {seenTypes.map((type) => (
+                <option key={type} value={type} />
+              ))}
+            </datalist>
+          </label>
+          <label className="field">
+            <span className="visually-hidden">Trust</span>
+            <select aria-label="Trust" value={filters.trust_mode} onChange={(event) => setFilters({ ...filters, trust_mode: event.target.value as TrustMode | '' })}>
+              <option value="">Any trust</option>
+              {TRUST_MODES.map((mode) => (
+                <option key={mode} value={mode}>
+                  {mode}
+                </option>
+              ))}
+            </select>
+          </label>
+          {filtered && (
+            <button
+              type="button"
+              className="quiet-button"
+              onClick={() => {
+                setSearchText('');
+                setFilters(NO_FILTERS);
+              }}
+            >
+              Clear filters
+            </button>
+          )}
+        </form>
+
+        {loadError && (
+          <p role="alert" className="error-banner">
+            Could not load events: {loadError}
+          </p>
+        )}
+
+        {empty && !filtered && providers?.length === 0 && <NoProviders />}
+        {empty && !filtered && providers && providers.length > 0 && <EmptyEvents providers={providers} />}
+        {empty && filtered && (
+          <div className="empty-state">
+            <h2>No events match these filters</h2>
+            <p>Payload search matches raw bytes and event types. Clear a filter to widen it.</p>
+          </div>
+        )}
+
+        <div className="event-row event-header" aria-hidden="true">
+          <span>Received</span>
+          <span>Provider</span>
+          <span>Type</span>
+          <span>Trust</span>
+          <span className="num">Size</span>
+          <span className="num">ID</span>
+        </div>
+        <div
+          ref={listRef}
+          className="event-list"
+          role="listbox"
+          aria-label="Events, newest first"
+          tabIndex={0}
+          aria-activedescendant={cursorIndex >= 0 ? `event-row-${cursorId}` : undefined}
+          hidden={empty}
+        >
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {items.map((item) => {
+              const event = log.at(item.index);
+              if (!event) {
+                return (
+                  <div key={item.key} className="event-row loading-row" style={{ transform: `translateY(${item.start}px)` }} role="presentation">
+                    {loadError ? 'Could not load more.' : 'Loading…'}
+                  </div>
+                );
+              }
+              const isCursor = event.id === cursorId;
+              const isOpen = event.id === openId;
+              return (
+                <div
+                  key={item.key}
+                  id={`event-row-${event.id}`}
+                  role="option"
+                  aria-selected={isOpen}
+                  aria-posinset={item.index + 1}
+                  aria-setsize={log.complete ? log.length : -1}
+                  aria-label={`${event.provider} ${event.event_type ?? 'untyped'} event ${event.id}, ${event.trust_mode}`}
+                  className={`event-row${isCursor ? ' cursor' : ''}${isOpen ? ' open' : ''}`}
+                  style={{ transform: `translateY(${item.start}px)` }}
+                  onClick={() => {
+                    setCursorId(event.id);
+                    setOpenId(event.id);
+                  }}
+                >
+                  <span className="mono time">{formatTime(event.received_at)}</span>
+                  <span className="provider">{event.provider}</span>
+                  <span className="type">{event.event_type ?? <span className="muted">—</span>}</span>
+                  <span>
+                    <TrustBadge mode={event.trust_mode} compact />
+                  </span>
+                  <span className="num mono">{formatBytes(event.payload_size)}</span>
+                  <span className="num mono muted">#{event.id}</span>
+                </div>
+              );
+            })}
+          </div>
+        </div>
+        <p className="list-footer muted" aria-live="polite">
+          {log.length.toLocaleString()} event{log.length === 1 ? '' : 's'} loaded{log.complete ? '' : ' (scroll for more)'} · j/k move · Enter open · r replay · / search
+        </p>
+      </section>
+      {openId !== null && <EventDetailPane key={openId} eventId={openId} pendingReplay={pendingReplay === openId} onReplayStarted={() => setPendingReplay(null)} onClose={() => setOpenId(null)} />}
+    </div>
+  );
+}

@@ -1,0 +1,456 @@
+import { useEffect, useId, useState } from 'react';
+import { PROVIDER_KINDS, QUEUE_PROVIDER_KINDS, SIGNED_PROVIDER_KINDS, TOKEN_PROVIDER_KINDS, type ProviderView } from '../../../shared/api';
+import type { Rejection } from '../../../shared/events';
+import { useAppData } from '../app-data';
+import { CopyField } from '../components/copy-button';
+import { TrustBadge } from '../components/trust-badge';
+import { formatBytes } from '../lib/bytes';
+import {
+  describeSecret,
+  emptyForm,
+  formFromView,
+  formToInput,
+  isQueueKind,
+  needsSecrets,
+  TIMESTAMPED_KINDS,
+  type ProviderForm,
+  type SecretRow,
+} from '../lib/provider-form';
+import { formatTime } from '../lib/time';
+import { useIntent } from '../navigation';
+
+export function ProvidersScreen() {
+  const { providers, loadError } = useAppData();
+  const [intent, clearIntent] = useIntent();
+  const [editing, setEditing] = useState<{ mode: 'add' } | { mode: 'edit'; view: ProviderView } | null>(null);
+
+  useEffect(() => {
+    if (intent === 'add-provider') {
+      setEditing({ mode: 'add' });
+      clearIntent();
+    }
+  }, [intent, clearIntent]);
+
+  return (
+    <div className="page providers-screen">
+      <header className="page-header">
+        <h1>Providers</h1>
+        {!editing && (
+          <button type="button" className="primary-button" onClick={() => setEditing({ mode: 'add' })}>
+            Add provider
+          </button>
+        )}
+      </header>
+      {loadError && (
+        <p role="alert" className="error-banner">
+          {loadError}
+        </p>
+      )}
+      {editing && <ProviderFormPanel key={editing.mode === 'edit' ? editing.view.status.name : 'add'} editing={editing} onDone={() => setEditing(null)} />}
+      {providers?.length === 0 && !editing && (
+        <div className="empty-state">
+          <h2>No providers yet</h2>
+          <p>
+            Add one for each sender. Signed kinds (GitHub, Stripe, Slack, …) verify every delivery with the provider’s secret; <em>token</em> checks a shared token;
+            <em> open</em> accepts anything and is meant for trusted local senders only.
+          </p>
+        </div>
+      )}
+      <ul className="provider-list" aria-label="Providers">
+        {providers?.map((view) => (
+          <ProviderCard key={view.status.name} view={view} onEdit={() => setEditing({ mode: 'edit', view })} />
+        ))}
+      </ul>
+      <RejectionsSection />
+    </div>
+  );
+}
+
+function ProviderCard({ view, onEdit }: { view: ProviderView; onEdit: () => void }) {
+  const { client, settings } = useAppData();
+  const [busy, setBusy] = useState(false);
+  const [confirmRemove, setConfirmRemove] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const { status, config } = view;
+  const headingId = useId();
+
+  const act = async (action: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <li className={`provider-card${status.enabled ? '' : ' disabled'}`} aria-labelledby={headingId}>
+      <header className="provider-card-head">
+        <h2 id={headingId}>{status.name}</h2>
+        <span className="kind-tag">{status.kind}</span>
+        <TrustBadge mode={status.trust_mode} />
+        <span className={`run-status run-${status.status}`}>{status.status}</span>
+        <span className="spacer" />
+        <button
+          type="button"
+          role="switch"
+          aria-checked={status.enabled}
+          aria-label={`Enable ${status.name}`}
+          className="switch"
+          disabled={busy}
+          onClick={() => void act(() => client.setProviderEnabled({ name: status.name, enabled: !status.enabled }))}
+        >
+          <span className="switch-knob" aria-hidden="true" />
+          <span className="switch-text">{status.enabled ? 'Enabled' : 'Disabled'}</span>
+        </button>
+      </header>
+      {status.last_error && (
+        <p className="error-banner small" role="status">
+          {status.last_error}
+        </p>
+      )}
+      <div className="provider-card-body">
+        {view.receive_url && <CopyField label={`${status.name} local receive URL`} value={view.receive_url} />}
+        {view.public_url && <CopyField label={`${status.name} public receive URL`} value={view.public_url} />}
+        {view.receive_url && !view.public_url && (
+          <p className="muted small">No public URL: set your tunnel’s address as the receiver public URL in Settings to see it here.</p>
+        )}
+        {status.channel && (
+          <p>
+            <span className="muted">{status.kind === 'redis-stream' ? 'Stream' : 'Channels'}:</span> <code>{status.channel}</code>
+            {status.kind === 'redis-pubsub' && <span className="muted small"> · pub/sub is at-most-once: messages published while disconnected are lost</span>}
+          </p>
+        )}
+        <p className={status.secret_status === 'missing' ? 'secret-missing' : 'muted'}>
+          {status.secret_status === 'none-by-design'
+            ? 'No secret: open providers accept any request.'
+            : status.secret_status === 'missing'
+              ? status.family === 'queue'
+                ? 'Redis URL missing — set it, or the provider cannot connect.'
+                : 'Secret missing — deliveries are refused (503) until one is configured.'
+              : `Secret: ${[...config.secrets, ...(config.url ? [config.url] : [])].map(describeSecret).join('; ')}`}
+        </p>
+        {config.forward_to.length > 0 && (
+          <p>
+            <span className="muted">Forwards every event to</span>{' '}
+            {config.forward_to.map((url) => (
+              <code key={url} className="forward-url">
+                {url}
+              </code>
+            ))}
+          </p>
+        )}
+        {config.forward_to.length === 0 && settings?.replay.default_target && <p className="muted small">No forward rule: replays go to the default target on demand.</p>}
+      </div>
+      {error && (
+        <p role="alert" className="error-banner">
+          {error}
+        </p>
+      )}
+      <footer className="provider-card-actions">
+        <button type="button" className="quiet-button" onClick={onEdit} aria-label={`Edit ${status.name}`}>
+          Edit
+        </button>
+        {confirmRemove ? (
+          <>
+            <button type="button" className="danger-button" disabled={busy} onClick={() => void act(() => client.removeProvider({ name: status.name }))}>
+              Remove {status.name} for good
+            </button>
+            <button type="button" className="quiet-button" onClick={() => setConfirmRemove(false)}>
+              Keep it
+            </button>
+          </>
+        ) : (
+          <button type="button" className="quiet-button" onClick={() => setConfirmRemove(true)} aria-label={`Remove ${status.name}`}>
+            Remove
+          </button>
+        )}
+      </footer>
+    </li>
+  );
+}
+
+const KIND_GROUPS: { label: string; kinds: readonly string[] }[] = [
+  { label: 'Signed (verified)', kinds: SIGNED_PROVIDER_KINDS },
+  { label: 'Token', kinds: TOKEN_PROVIDER_KINDS },
+  { label: 'Open (no check)', kinds: ['open'] },
+  { label: 'Queue', kinds: QUEUE_PROVIDER_KINDS },
+];
+
+function ProviderFormPanel({ editing, onDone }: { editing: { mode: 'add' } | { mode: 'edit'; view: ProviderView }; onDone: () => void }) {
+  const { client, secretStorage } = useAppData();
+  const [form, setForm] = useState<ProviderForm>(() => (editing.mode === 'edit' ? formFromView(editing.view) : emptyForm()));
+  const [errors, setErrors] = useState<string[]>([]);
+  const [saving, setSaving] = useState(false);
+  const set = <K extends keyof ProviderForm>(key: K, value: ProviderForm[K]) => setForm((current) => ({ ...current, [key]: value }));
+  const queue = isQueueKind(form.kind);
+  const title = editing.mode === 'add' ? 'Add a provider' : `Edit ${editing.view.status.name}`;
+
+  const submit = async () => {
+    const result = formToInput(form);
+    if ('errors' in result) {
+      setErrors(result.errors);
+      return;
+    }
+    setSaving(true);
+    setErrors([]);
+    try {
+      if (editing.mode === 'add') await client.addProvider({ provider: result.input });
+      else await client.updateProvider({ name: editing.view.status.name, provider: result.input });
+      onDone();
+    } catch (failure) {
+      const { message, hint } = failure as { message: string; hint?: string };
+      setErrors([hint ? `${message} — ${hint}` : message]);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <section className="form-panel" aria-label={title}>
+      <h2>{title}</h2>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void submit();
+        }}
+      >
+        <div className="form-grid">
+          <label className="field">
+            <span>Name</span>
+            <input value={form.name} onChange={(event) => set('name', event.target.value.toLowerCase())} placeholder="github" required autoFocus={editing.mode === 'add'} />
+            <span className="help">Its route: /webhooks/{form.name || '<name>'}</span>
+          </label>
+          <label className="field">
+            <span>Kind</span>
+            <select value={form.kind} onChange={(event) => set('kind', event.target.value as ProviderForm['kind'])}>
+              {KIND_GROUPS.map((group) => (
+                <optgroup key={group.label} label={group.label}>
+                  {group.kinds
+                    .filter((kind) => (PROVIDER_KINDS as readonly string[]).includes(kind))
+                    .map((kind) => (
+                      <option key={kind} value={kind}>
+                        {kind}
+                      </option>
+                    ))}
+                </optgroup>
+              ))}
+            </select>
+            {form.kind === 'open' && <span className="help warn">Open accepts any request from anyone who can reach the URL.</span>}
+          </label>
+        </div>
+
+        {needsSecrets(form.kind) && (
+          <fieldset className="secrets">
+            <legend>{form.kind === 'token' || form.kind === 'gitlab' ? 'Tokens' : 'Signing secrets'}</legend>
+            <p className="help">
+              Write-only: a secret typed here is never shown again. Several secrets let you rotate — any one that verifies wins.{' '}
+              {secretStorage === 'vault' ? 'Typed values are kept in the app’s encrypted store.' : 'Typed values are written into config.json (mode 0600); an environment variable is safer.'}
+            </p>
+            {form.secrets.map((row, index) => (
+              <SecretRowEditor
+                key={index}
+                row={row}
+                label={`Secret ${index + 1}`}
+                onChange={(next) => set('secrets', form.secrets.map((current, i) => (i === index ? next : current)))}
+                onRemove={() => set('secrets', form.secrets.filter((_, i) => i !== index))}
+              />
+            ))}
+            <button type="button" className="quiet-button" onClick={() => set('secrets', [...form.secrets, { source: 'env', env: '' }])}>
+              Add a secret
+            </button>
+          </fieldset>
+        )}
+
+        {form.kind === 'discord' && (
+          <label className="field wide">
+            <span>Public key</span>
+            <input className="mono" value={form.public_key} onChange={(event) => set('public_key', event.target.value)} placeholder="64 hex characters" />
+          </label>
+        )}
+
+        {TIMESTAMPED_KINDS.includes(form.kind) && (
+          <label className="field">
+            <span>Timestamp tolerance (seconds)</span>
+            <input inputMode="numeric" value={form.tolerance_s} onChange={(event) => set('tolerance_s', event.target.value)} placeholder="300" />
+          </label>
+        )}
+
+        {queue && (
+          <fieldset>
+            <legend>Redis</legend>
+            {form.url && <SecretRowEditor row={form.url} label="Redis URL" onChange={(next) => set('url', next)} />}
+            {form.kind === 'redis-pubsub' ? (
+              <div className="form-grid">
+                <label className="field">
+                  <span>Channels (one per line)</span>
+                  <textarea rows={2} value={form.channels} onChange={(event) => set('channels', event.target.value)} />
+                </label>
+                <label className="field">
+                  <span>Patterns (one per line)</span>
+                  <textarea rows={2} value={form.patterns} onChange={(event) => set('patterns', event.target.value)} />
+                </label>
+              </div>
+            ) : (
+              <div className="form-grid">
+                <label className="field">
+                  <span>Stream</span>
+                  <input value={form.stream} onChange={(event) => set('stream', event.target.value)} />
+                </label>
+                <label className="field">
+                  <span>Consumer group</span>
+                  <input value={form.group} onChange={(event) => set('group', event.target.value)} placeholder="switchboard" />
+                </label>
+              </div>
+            )}
+            <label className="field">
+              <span>Event type field</span>
+              <input value={form.type_field} onChange={(event) => set('type_field', event.target.value)} placeholder="type" />
+            </label>
+          </fieldset>
+        )}
+
+        <label className="field wide">
+          <span>Forward every event to (one URL per line)</span>
+          <textarea rows={2} value={form.forward_to} onChange={(event) => set('forward_to', event.target.value)} placeholder="http://localhost:3000/webhooks/github" />
+          <span className="help">Like stripe listen --forward-to, for any provider: each accepted event is replayed there (re-signed).</span>
+        </label>
+
+        <label className="check">
+          <input type="checkbox" checked={form.enabled} onChange={(event) => set('enabled', event.target.checked)} /> Enabled
+        </label>
+
+        {errors.length > 0 && (
+          <div role="alert" className="error-banner">
+            {errors.map((message) => (
+              <p key={message}>{message}</p>
+            ))}
+          </div>
+        )}
+        <div className="form-actions">
+          <button type="submit" className="primary-button" disabled={saving}>
+            {saving ? 'Saving…' : editing.mode === 'add' ? 'Add provider' : 'Save provider'}
+          </button>
+          <button type="button" className="quiet-button" onClick={onDone}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function SecretRowEditor({ row, label, onChange, onRemove }: { row: SecretRow; label: string; onChange: (row: SecretRow) => void; onRemove?: () => void }) {
+  return (
+    <div className="secret-row" role="group" aria-label={label}>
+      {row.source === 'keep' ? (
+        <>
+          <span className="secret-kept">{describeSecret(row.view)}</span>
+          <button type="button" className="quiet-button" onClick={() => onChange({ source: 'value', value: '' })}>
+            Replace
+          </button>
+        </>
+      ) : (
+        <>
+          <select aria-label={`${label} source`} value={row.source} onChange={(event) => onChange(event.target.value === 'env' ? { source: 'env', env: '' } : { source: 'value', value: '' })}>
+            <option value="env">Environment variable</option>
+            <option value="value">Value</option>
+          </select>
+          {row.source === 'env' ? (
+            <input aria-label={`${label} environment variable`} className="mono" value={row.env} placeholder="GITHUB_WEBHOOK_SECRET" onChange={(event) => onChange({ source: 'env', env: event.target.value })} />
+          ) : (
+            <input aria-label={`${label} value`} type="password" autoComplete="off" className="mono" value={row.value} onChange={(event) => onChange({ source: 'value', value: event.target.value })} />
+          )}
+        </>
+      )}
+      {onRemove && (
+        <button type="button" className="quiet-button" onClick={onRemove} aria-label={`Remove ${label}`}>
+          Remove
+        </button>
+      )}
+    </div>
+  );
+}
+
+const REJECTIONS_PAGE = 100;
+
+function RejectionsSection() {
+  const { client, providers, listen } = useAppData();
+  const [provider, setProvider] = useState('');
+  const [rejections, setRejections] = useState<Rejection[]>([]);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let current = true;
+    const load = () =>
+      client.listRejections({ ...(provider ? { provider } : {}), limit: REJECTIONS_PAGE }).then(
+        (page) => current && setRejections(page.rejections),
+        (failure: Error) => current && setError(failure.message),
+      );
+    void load();
+    const unlisten = listen((message) => {
+      if (message === null) return void load();
+      if (message.type !== 'rejection' || (provider && message.rejection.provider !== provider)) return;
+      setRejections((list) => [message.rejection, ...list].slice(0, REJECTIONS_PAGE));
+    });
+    return () => {
+      current = false;
+      unlisten();
+    };
+  }, [client, listen, provider]);
+
+  return (
+    <section className="rejections" aria-labelledby="rejections-heading">
+      <header className="section-head">
+        <h2 id="rejections-heading">Rejections</h2>
+        <select aria-label="Rejections of provider" value={provider} onChange={(event) => setProvider(event.target.value)}>
+          <option value="">All providers</option>
+          {providers?.map((view) => (
+            <option key={view.status.name} value={view.status.name}>
+              {view.status.name}
+            </option>
+          ))}
+        </select>
+      </header>
+      <p className="muted small">Deliveries that failed verification. Bodies are never kept — only their size and SHA-256 — with a diagnosis of the likely cause.</p>
+      {error && (
+        <p role="alert" className="error-banner">
+          {error}
+        </p>
+      )}
+      {rejections.length === 0 ? (
+        <p className="muted">No rejections{provider ? ` for ${provider}` : ''}. </p>
+      ) : (
+        <table className="rejection-table" aria-label="Rejections">
+          <thead>
+            <tr>
+              <th scope="col">Received</th>
+              <th scope="col">Provider</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Diagnosis</th>
+              <th scope="col">Body</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rejections.map((rejection) => (
+              <tr key={rejection.id}>
+                <td className="mono">{formatTime(rejection.received_at)}</td>
+                <td>{rejection.provider}</td>
+                <td>
+                  <code className="reason">{rejection.reason}</code>
+                </td>
+                <td className="hint">{rejection.hint ?? <span className="muted">—</span>}</td>
+                <td className="mono small" title={`sha256 ${rejection.body_sha256}`}>
+                  {formatBytes(rejection.body_size)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,215 @@
+import { useEffect, useRef, useState } from 'react';
+import type { EventDetail, Replay } from '../../../shared/events';
+import { useAppData } from '../app-data';
+import { BodyView } from '../components/body-view';
+import { parseHeaderLines } from '../lib/headers';
+import { formatTime } from '../lib/time';
+
+/**
+ * Replay: target (the configured default pre-filled), re-sign, optional edited payload and
+ * headers, send, the response, and the history of this event's replays.
+ */
+export function ReplayPanel({
+  event,
+  replays,
+  onReplayed,
+  pendingReplay,
+  onReplayStarted,
+}: {
+  event: EventDetail;
+  replays: Replay[];
+  onReplayed: (replay: Replay) => void;
+  pendingReplay: boolean;
+  onReplayStarted: () => void;
+}) {
+  const { client, settings } = useAppData();
+  const [target, setTarget] = useState(settings?.replay.default_target ?? '');
+  const [resign, setResign] = useState(settings?.replay.resign ?? true);
+  const [editing, setEditing] = useState(false);
+  const [payload, setPayload] = useState(event.payload);
+  const [headerText, setHeaderText] = useState('');
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<{ message: string; hint?: string } | null>(null);
+  const [shownId, setShownId] = useState<number | null>(null);
+  const targetTouched = useRef(false);
+
+  // Settings may arrive after the panel; pre-fill the default unless the user typed already.
+  useEffect(() => {
+    if (!targetTouched.current && settings?.replay.default_target) setTarget(settings.replay.default_target);
+  }, [settings?.replay.default_target]);
+
+  const headerParse = parseHeaderLines(headerText);
+  const canEditPayload = event.payload_encoding === 'utf8';
+  const canResign = event.trust_mode === 'signed';
+
+  const send = async () => {
+    if (sending || headerParse.errors.length > 0) return;
+    setSending(true);
+    setError(null);
+    try {
+      const replay = await client.replayEvent({
+        id: event.id,
+        ...(target.trim() ? { target_url: target.trim() } : {}),
+        resign: canResign && resign,
+        ...(editing && canEditPayload && payload !== event.payload ? { payload } : {}),
+        ...(Object.keys(headerParse.headers).length > 0 ? { headers: headerParse.headers } : {}),
+      });
+      onReplayed(replay);
+      setShownId(replay.id);
+    } catch (failure) {
+      const { message, hint } = failure as { message: string; hint?: string };
+      setError({ message, ...(hint ? { hint } : {}) });
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const sendRef = useRef(send);
+  sendRef.current = send;
+  useEffect(() => {
+    if (!pendingReplay) return;
+    onReplayStarted();
+    void sendRef.current();
+  }, [pendingReplay, onReplayStarted]);
+
+  const shown = replays.find((replay) => replay.id === shownId) ?? null;
+
+  return (
+    <section className="replay-panel" aria-labelledby="replay-heading">
+      <h3 id="replay-heading">Replay</h3>
+      <form
+        className="replay-form"
+        aria-label="Replay this event"
+        onSubmit={(submit) => {
+          submit.preventDefault();
+          void send();
+        }}
+      >
+        <label className="field wide">
+          <span>Target URL</span>
+          <input
+            type="url"
+            value={target}
+            placeholder="http://localhost:3000/webhooks"
+            onChange={(change) => {
+              targetTouched.current = true;
+              setTarget(change.target.value);
+            }}
+          />
+        </label>
+        <div className="replay-options">
+          <label className="check" title={canResign ? 'sign again with the current time so your consumer’s own verification passes' : 'only signed providers are re-signed'}>
+            <input type="checkbox" checked={canResign && resign} disabled={!canResign} onChange={(change) => setResign(change.target.checked)} />
+            Re-sign {canResign ? '' : '(signed providers only)'}
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={editing} onChange={(change) => setEditing(change.target.checked)} />
+            Edit payload and headers
+          </label>
+        </div>
+        {editing && (
+          <>
+            {canEditPayload ? (
+              <label className="field wide">
+                <span>Payload</span>
+                <textarea className="mono" rows={8} value={payload} onChange={(change) => setPayload(change.target.value)} spellCheck={false} />
+              </label>
+            ) : (
+              <p className="muted">This body is binary; it is replayed as stored.</p>
+            )}
+            <label className="field wide">
+              <span>Extra headers (one “Name: value” per line)</span>
+              <textarea className="mono" rows={3} value={headerText} onChange={(change) => setHeaderText(change.target.value)} spellCheck={false} aria-invalid={headerParse.errors.length > 0} />
+            </label>
+            {headerParse.errors.map((message) => (
+              <p key={message} className="field-error" role="alert">
+                {message}
+              </p>
+            ))}
+          </>
+        )}
+        <div className="form-actions">
+          <button type="submit" className="primary-button" disabled={sending} aria-keyshortcuts="r">
+            {sending ? 'Sending…' : 'Send replay'}
+          </button>
+          {!target && !settings?.replay.default_target && <span className="muted small">No default target: set one in Settings or type a URL.</span>}
+        </div>
+      </form>
+
+      {error && (
+        <div role="alert" className="error-banner">
+          <strong>Replay refused:</strong> {error.message}
+          {error.hint && <div className="small">{error.hint}</div>}
+        </div>
+      )}
+
+      {shown && <ReplayResult replay={shown} />}
+
+      {replays.length > 0 && (
+        <section aria-labelledby="history-heading" className="replay-history">
+          <h4 id="history-heading">History</h4>
+          <ul>
+            {replays.map((replay) => (
+              <li key={replay.id}>
+                <button type="button" className={`history-item${replay.id === shownId ? ' active' : ''}`} onClick={() => setShownId(replay.id)} aria-pressed={replay.id === shownId}>
+                  <StatusPill replay={replay} />
+                  <span className="mono small truncate">{replay.target_url}</span>
+                  <span className="muted small">
+                    {formatTime(replay.created_at)} · {replay.requested_by}
+                    {replay.resigned ? ' · re-signed' : ''}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </section>
+  );
+}
+
+function StatusPill({ replay }: { replay: Replay }) {
+  if (!replay.delivered) return <span className="status-pill bad">not delivered</span>;
+  const status = replay.response_status ?? 0;
+  const tone = status >= 200 && status < 300 ? 'good' : status >= 300 && status < 400 ? 'warn' : 'bad';
+  return <span className={`status-pill ${tone}`}>{status}</span>;
+}
+
+function ReplayResult({ replay }: { replay: Replay }) {
+  const contentType = replay.response_headers?.['content-type'] ?? null;
+  return (
+    <section className="replay-result" aria-label="Replay response" aria-live="polite">
+      <p className="replay-summary">
+        <StatusPill replay={replay} />{' '}
+        {replay.delivered ? (
+          <>
+            Response <strong>{replay.response_status}</strong> in <strong>{replay.response_ms} ms</strong>
+          </>
+        ) : (
+          <>Not delivered: {replay.error}</>
+        )}
+        <span className="muted small"> → {replay.target_url}</span>
+      </p>
+      {replay.response_headers && Object.keys(replay.response_headers).length > 0 && (
+        <details>
+          <summary>Response headers ({Object.keys(replay.response_headers).length})</summary>
+          <table className="kv-table" aria-label="Response headers">
+            <tbody>
+              {Object.entries(replay.response_headers).map(([name, value]) => (
+                <tr key={name}>
+                  <th scope="row" className="mono">
+                    {name}
+                  </th>
+                  <td className="mono">{value}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      )}
+      {replay.response_body !== null && replay.response_body_encoding !== null && (
+        <BodyView payload={replay.response_body} encoding={replay.response_body_encoding} contentType={contentType} label="Response body" />
+      )}
+    </section>
+  );
+}
