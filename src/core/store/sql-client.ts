@@ -12,6 +12,11 @@ export interface SqlClient {
   /** Several statements, no parameters (migrations). */
   exec(sql: string): Promise<void>;
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
+  /**
+   * LISTEN on a dedicated connection (PostgreSQL only: several instances sharing one event log
+   * learn about each other's events this way). Resolves to an unlisten function.
+   */
+  listen?(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -114,6 +119,19 @@ export async function openPostgres(url: string): Promise<SqlClient> {
       } finally {
         conn.release();
       }
+    },
+    async listen(channel, onMessage) {
+      // A pooled connection would lose the LISTEN when returned; this one is ours until unlisten.
+      const listener = new pg.Client({ connectionString: url });
+      listener.on('error', () => {});
+      await listener.connect();
+      listener.on('notification', (message) => {
+        if (message.channel === channel && message.payload !== undefined) onMessage(message.payload);
+      });
+      await listener.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      return async () => {
+        await listener.end().catch(() => {});
+      };
     },
     close: () => pool.end(),
   };
