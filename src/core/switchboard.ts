@@ -116,6 +116,8 @@ export class Switchboard {
       this.closers.push({ name: 'database', close: () => this.eventStore?.close() ?? this.sql?.close() });
       await migrate(this.sql, defaultMigrationsDir());
       this.eventStore = new EventStore(this.sql);
+      const stopWatching = await this.eventStore.watchOtherInstances((event) => this.bus.emit('event', event));
+      this.onStop('events from other instances', stopWatching);
 
       const deps = { store: this.eventStore, bus: this.bus, providers: this.providers, logger: this.logger };
       this.receiver = new Receiver(deps, {

@@ -89,6 +89,8 @@ export interface RetentionPolicy {
 }
 
 export const MAX_BATCH_ROWS = 256;
+/** NOTIFY channel on which instances sharing a PostgreSQL event log announce new events. */
+export const EVENTS_CHANNEL = 'switchboard_events';
 export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 
 /** Exact stored time as ISO-8601 UTC with microseconds. */
@@ -149,6 +151,8 @@ export class EventStore {
   private flushScheduled = false;
   private flushing: Promise<void> | null = null;
   private closed = false;
+  /** Tells this instance's own notifications apart from other instances'. */
+  private readonly instanceId = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
 
   constructor(private readonly db: SqlClient) {}
 
@@ -246,6 +250,12 @@ export class EventStore {
         results[index] = { event: toSummary(row), duplicate: true };
       }
     }
+    if (this.db.kind === 'postgres' && inserted.length > 0) {
+      // Team mode: other instances on this database show these events live too. A NOTIFY
+      // payload is capped at 8000 bytes, so it carries ids, not summaries.
+      const ids = inserted.map((row) => Number(row.id)).join(',');
+      await this.db.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, `${this.instanceId}:${ids}`]).catch(() => {});
+    }
     return results as InsertResult[];
   }
 
@@ -300,6 +310,23 @@ export class EventStore {
       params,
     );
     return paginate(rows.map(toSummary), query.limit);
+  }
+
+  /**
+   * Calls `onEvent` for events another instance stored in the same PostgreSQL database
+   * (nothing to watch on PGlite, which only one process can open). Resolves to a stop function.
+   */
+  async watchOtherInstances(onEvent: (event: EventSummary) => void): Promise<() => Promise<void>> {
+    if (!this.db.listen) return async () => {};
+    return this.db.listen(EVENTS_CHANNEL, (payload) => {
+      const [origin, list] = payload.split(':');
+      if (origin === this.instanceId || !list) return;
+      const ids = list.split(',').map(Number).filter(Number.isSafeInteger);
+      this.db
+        .query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM events WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids])
+        .then((rows) => rows.forEach((row) => onEvent(toSummary(row))))
+        .catch(() => {});
+    });
   }
 
   async latestEventId(): Promise<number> {
