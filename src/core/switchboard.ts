@@ -11,6 +11,7 @@ import { consoleLogger, type Logger } from './logger.js';
 import { originOf } from './net.js';
 import { migrationsDir as defaultMigrationsDir, rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
 import { ProviderSet } from './provider-set.js';
+import { QueueManager } from './queue/queue-manager.js';
 import { Receiver } from './receiver/receiver.js';
 import { EventStore } from './store/event-store.js';
 import { migrate } from './store/migrations.js';
@@ -120,6 +121,9 @@ export class Switchboard {
       this.onStop('events from other instances', stopWatching);
 
       const deps = { store: this.eventStore, bus: this.bus, providers: this.providers, logger: this.logger };
+      const queues = new QueueManager(deps, () => this.currentConfig);
+      queues.start();
+      this.onStop('queues', () => queues.stop());
       this.receiver = new Receiver(deps, {
         host: this.currentConfig.receiver.host,
         port: options.receiverPort ?? this.currentConfig.receiver.port,
