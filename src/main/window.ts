@@ -1,0 +1,85 @@
+import type { BrowserWindow, BrowserWindowConstructorOptions, WebContents } from 'electron';
+
+/**
+ * The one app window. Its webPreferences are the heart of the shell's security (see
+ * security.ts for what else guards it): the renderer gets no Node, runs in Chromium's sandbox,
+ * and sees main only through the preload's named API, in a separate JavaScript world.
+ */
+
+export function windowOptions({ preloadPath, iconPath }: { preloadPath: string; iconPath?: string }): BrowserWindowConstructorOptions {
+  return {
+    width: 1280,
+    height: 820,
+    minWidth: 760,
+    minHeight: 480,
+    title: 'switchboard',
+    // Shown on ready-to-show: no white flash, no half-painted window.
+    show: false,
+    autoHideMenuBar: true,
+    ...(iconPath ? { icon: iconPath } : {}),
+    webPreferences: {
+      // Must be CommonJS: a sandboxed preload cannot be an ES module (STACK.md).
+      preload: preloadPath,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      experimentalFeatures: false,
+      navigateOnDragDrop: false,
+      safeDialogs: true,
+      spellcheck: false,
+    },
+  };
+}
+
+export interface MainWindow {
+  /** Shows the window, creating it when it was closed; focuses it when it is open. */
+  show(): void;
+  /** The web contents of the open window, if any: the only sender IPC accepts. */
+  contents(): WebContents | null;
+  /** Loads `url()` again in the open window (the error page, after a failed start). */
+  reload(): void;
+}
+
+export interface WindowDeps {
+  create: (options: BrowserWindowConstructorOptions) => BrowserWindow;
+  options: BrowserWindowConstructorOptions;
+  /** What to load: the UI, or the startup error page. Asked at each creation. */
+  url: () => string;
+  onLoadError: (error: Error) => void;
+}
+
+/**
+ * Closing the window destroys it (its renderer memory goes back to the OS) while the core keeps
+ * receiving in the main process; `show()` builds a fresh one from the tray or a second launch.
+ */
+export function setupWindow({ create, options, url, onLoadError }: WindowDeps): MainWindow {
+  let window: BrowserWindow | null = null;
+  return {
+    show() {
+      if (window && !window.isDestroyed()) {
+        if (window.isMinimized()) window.restore();
+        window.show();
+        window.focus();
+        return;
+      }
+      const created = create(options);
+      window = created;
+      created.once('ready-to-show', () => created.show());
+      created.on('closed', () => {
+        if (window === created) window = null;
+      });
+      created.loadURL(url()).catch(onLoadError);
+    },
+    contents() {
+      return window && !window.isDestroyed() ? window.webContents : null;
+    },
+    reload() {
+      if (window && !window.isDestroyed()) window.loadURL(url()).catch(onLoadError);
+    },
+  };
+}
