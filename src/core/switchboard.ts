@@ -3,6 +3,7 @@ import { mkdir, access, constants } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from './bus.js';
+import { setupApi } from './api/http.js';
 import { configWarnings, loadConfigFile, writeConfigFile, type Config, type ConfigInput, type SecretVault } from './config.js';
 import { loadOrCreateToken } from './control/auth.js';
 import { ControlServer } from './control/server.js';
@@ -138,6 +139,7 @@ export class Switchboard {
         rendererDir: options.rendererDir === undefined ? existingDir(defaultRendererDir()) : options.rendererDir,
         logger: this.logger,
       });
+      setupApi(this);
 
       const receiverAddress = await this.receiver.start();
       this.closers.push({ name: 'receiver', close: () => this.receiver?.stop() });

@@ -1,0 +1,367 @@
+import { readFile } from 'node:fs/promises';
+import { claudeCommand } from '../../cli/banner.js';
+import { API, type ApiOutput, type ApiParsedInput, type ProviderInput, type SecretInput, type Settings, type SecretSourceView, type ProviderView, type SwitchboardApi } from '../../shared/api.js';
+import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
+import { REDACTED } from '../../shared/events.js';
+import { formatPath, QUEUE_KINDS, type Config, type ConfigInput, type SecretSource } from '../config.js';
+import { SwitchboardError } from '../errors.js';
+import type { Switchboard } from '../switchboard.js';
+import { toEventDetail, toWireReplay } from './wire.js';
+
+/**
+ * The one implementation of the UI API (src/shared/api.ts). The HTTP transport (`/api` on the
+ * control port) and the Electron IPC handlers both call what `createApiHandlers` returns: it
+ * parses every input with the contract's schema, and every output too, so a field that is not
+ * in the contract (a secret, say) is stripped before it can reach a transport.
+ *
+ * Provider and settings edits go to config.json through `sb.updateConfig` (validated, atomic,
+ * reloaded live). They start from the file as the user wrote it, not from the parsed config,
+ * so an edit in the UI does not fill the file with every default.
+ */
+
+type Implementation = { [M in ApiMethod]: (input: ApiParsedInput<M>) => Promise<ApiOutput<M>> };
+type RawProvider = Record<string, unknown> & { name?: unknown; kind?: unknown; secrets?: unknown; url?: unknown };
+type RawConfig = Record<string, unknown> & { providers?: RawProvider[] };
+
+export function createApiHandlers(sb: Switchboard): SwitchboardApi {
+  const implementation = implement(sb);
+  const api: Partial<Record<ApiMethod, (input: unknown) => Promise<unknown>>> = {};
+  for (const method of API_METHODS) {
+    const call = implementation[method] as (input: unknown) => Promise<unknown>;
+    api[method] = async (input: unknown) => {
+      const parsed = API[method].input.safeParse(input ?? {});
+      if (!parsed.success) {
+        const detail = parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join('; ');
+        throw new SwitchboardError('invalid_argument', `${method}: ${detail}`);
+      }
+      return API[method].output.parse(await call(parsed.data));
+    };
+  }
+  return api as SwitchboardApi;
+}
+
+function implement(sb: Switchboard): Implementation {
+  // Config edits read-modify-write config.json: one at a time, or two quick edits lose one.
+  let editing: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(edit: () => Promise<T>): Promise<T> => {
+    const next = editing.then(edit, edit);
+    editing = next.catch(() => undefined);
+    return next;
+  };
+
+  const editProviders = (change: (providers: RawProvider[]) => RawProvider[]) =>
+    serialized(async () => {
+      const raw = await readRawConfig(sb);
+      raw.providers = change(Array.isArray(raw.providers) ? raw.providers : []);
+      await sb.updateConfig(raw as ConfigInput);
+    });
+
+  return {
+    async listEvents(input) {
+      const page = await sb.store.listEvents(input);
+      return { events: page.items, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+    },
+
+    async getEvent({ id }) {
+      const [record, replays] = await Promise.all([sb.store.getEvent(id), sb.store.listReplays(id)]);
+      if (!record) throw new SwitchboardError('not_found', `there is no event ${id} (it may have been cleared or expired)`);
+      return { event: toEventDetail(record), replays: replays.map(toWireReplay) };
+    },
+
+    async replayEvent(input) {
+      const record = await sb.replays.replay({
+        eventId: input.id,
+        ...(input.target_url !== undefined ? { targetUrl: input.target_url } : {}),
+        ...(input.resign !== undefined ? { resign: input.resign } : {}),
+        ...(input.payload !== undefined ? { payload: new Uint8Array(Buffer.from(input.payload, input.payload_encoding)) } : {}),
+        ...(input.headers !== undefined ? { headers: input.headers } : {}),
+        requestedBy: 'ui',
+      });
+      return toWireReplay(record);
+    },
+
+    async listReplays({ event_id }) {
+      return { replays: (await sb.store.listReplays(event_id)).map(toWireReplay) };
+    },
+
+    async clearEvents() {
+      await sb.store.clearEvents();
+      return { cleared: true as const };
+    },
+
+    async listProviders() {
+      return {
+        providers: sb.config.providers.map((provider) => providerView(sb, provider.name)),
+        secret_storage: sb.options.vault?.put ? ('vault' as const) : ('config-file' as const),
+      };
+    },
+
+    async addProvider({ provider }) {
+      await editProviders((providers) => {
+        if (providers.some((existing) => existing.name === provider.name)) {
+          throw new SwitchboardError('invalid_argument', `a provider named "${provider.name}" already exists`, {
+            hint: 'pick another name; it becomes the route /webhooks/<name>',
+          });
+        }
+        return [...providers, toConfigEntry(sb, provider, undefined)];
+      });
+      return { provider: providerView(sb, provider.name) };
+    },
+
+    async updateProvider({ name, provider }) {
+      await editProviders((providers) => {
+        const index = providers.findIndex((existing) => existing.name === name);
+        if (index < 0) throw notFound(name);
+        if (provider.name !== name && providers.some((existing) => existing.name === provider.name)) {
+          throw new SwitchboardError('invalid_argument', `a provider named "${provider.name}" already exists`);
+        }
+        return providers.map((existing, i) => (i === index ? toConfigEntry(sb, provider, existing) : existing));
+      });
+      return { provider: providerView(sb, provider.name) };
+    },
+
+    async removeProvider({ name }) {
+      await editProviders((providers) => {
+        if (!providers.some((existing) => existing.name === name)) throw notFound(name);
+        return providers.filter((existing) => existing.name !== name);
+      });
+      return { removed: name };
+    },
+
+    async setProviderEnabled({ name, enabled }) {
+      await editProviders((providers) => {
+        if (!providers.some((existing) => existing.name === name)) throw notFound(name);
+        return providers.map((existing) => {
+          if (existing.name !== name) return existing;
+          const { enabled: _previous, ...rest } = existing;
+          return enabled ? rest : { ...rest, enabled: false };
+        });
+      });
+      return { provider: providerView(sb, name) };
+    },
+
+    async listRejections(input) {
+      const page = await sb.store.listRejections(input);
+      return { rejections: page.items, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+    },
+
+    async getSettings() {
+      return settingsOf(sb);
+    },
+
+    async updateSettings(input) {
+      const before = sb.config;
+      if (input.database?.url?.includes(REDACTED)) {
+        throw new SwitchboardError('invalid_argument', 'database.url: type the full URL, including its password', {
+          hint: 'the URL shown in Settings has its password hidden',
+        });
+      }
+      await serialized(async () => {
+        const raw = await readRawConfig(sb);
+        const section = (key: string): Record<string, unknown> => {
+          const current = raw[key];
+          const copy = current && typeof current === 'object' && !Array.isArray(current) ? { ...(current as Record<string, unknown>) } : {};
+          raw[key] = copy;
+          return copy;
+        };
+        const assign = (key: string, values: Record<string, unknown> | undefined) => {
+          if (!values) return;
+          const target = section(key);
+          for (const [field, value] of Object.entries(values)) {
+            if (value === undefined) continue;
+            // null removes an optional setting (public_url, default_target) rather than storing null.
+            if (value === null && field !== 'url') delete target[field];
+            else target[field] = value;
+          }
+        };
+        assign('receiver', input.receiver);
+        assign('control', input.control);
+        assign('replay', input.replay);
+        assign('retention', input.retention);
+        assign('database', input.database);
+        await sb.updateConfig(raw as ConfigInput);
+      });
+      const after = sb.config;
+      const restartRequired: string[] = [];
+      if (after.receiver.port !== before.receiver.port) restartRequired.push('receiver.port');
+      if (after.control.port !== before.control.port) restartRequired.push('control.port');
+      if (after.database.url !== before.database.url) restartRequired.push('database.url');
+      return { settings: settingsOf(sb), restart_required: restartRequired };
+    },
+
+    async getServerInfo() {
+      const { url, token, config } = sb;
+      const mcpJson = { mcpServers: { switchboard: { type: 'http', url: url.mcp, headers: { Authorization: `Bearer ${token}` } } } };
+      return {
+        version: sb.version,
+        receiver_url: url.receiver,
+        public_url: config.receiver.public_url ?? null,
+        control_url: url.control,
+        mcp_url: url.mcp,
+        token,
+        claude_command: claudeCommand(url.mcp, token),
+        mcp_json: JSON.stringify(mcpJson, null, 2),
+        // TODO(mcp): report connected sessions once the MCP server exposes a count.
+        mcp_sessions: null,
+        data_dir: sb.options.dataDir,
+      };
+    },
+  };
+}
+
+function notFound(name: string): SwitchboardError {
+  return new SwitchboardError('not_found', `there is no provider named "${name}"`);
+}
+
+/** config.json as the user wrote it (or the in-memory config of an embedded/test switchboard). */
+async function readRawConfig(sb: Switchboard): Promise<RawConfig> {
+  if (sb.options.config !== undefined) return structuredClone(sb.config) as unknown as RawConfig;
+  let text: string;
+  try {
+    text = await readFile(sb.configPath, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new SwitchboardError('config_invalid', `${sb.configPath} cannot be read: ${(error as Error).message}`);
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as RawConfig;
+  } catch {
+    // reported below
+  }
+  throw new SwitchboardError('config_invalid', `${sb.configPath} is not a valid JSON object`, {
+    hint: 'fix the file by hand first; the UI will not overwrite it',
+  });
+}
+
+const isQueueKind = (kind: string): boolean => (QUEUE_KINDS as readonly string[]).includes(kind);
+
+/**
+ * A provider as the UI submitted it → its config.json entry. Secrets are write-only: a new
+ * value goes to the desktop vault when there is one (else into the file, mode 0600), and
+ * `{ keep: i }` reuses the existing source so editing never needs the old secret back.
+ */
+function toConfigEntry(sb: Switchboard, input: ProviderInput, existing: RawProvider | undefined): RawProvider {
+  const existingSecrets = Array.isArray(existing?.secrets) ? (existing.secrets as unknown[]) : [];
+  const toSource = (secret: SecretInput, keep: (index: number) => unknown, where: string): unknown => {
+    if ('env' in secret) return { env: secret.env };
+    if ('value' in secret) {
+      const vault = sb.options.vault;
+      return vault?.put ? { stored: vault.put(secret.value) } : { value: secret.value };
+    }
+    const kept = keep(secret.keep);
+    if (kept === undefined) throw new SwitchboardError('invalid_argument', `${where}: there is no existing secret to keep`);
+    return kept;
+  };
+
+  const entry: RawProvider = { name: input.name, kind: input.kind };
+  const enabled = input.enabled ?? (existing?.enabled as boolean | undefined) ?? true;
+  if (!enabled) entry.enabled = false;
+  if (input.forward_to?.length) entry.forward_to = input.forward_to;
+
+  if (isQueueKind(input.kind)) {
+    const url =
+      input.url !== undefined
+        ? toSource(input.url, () => existing?.url, 'url')
+        : existing?.url;
+    if (url !== undefined) entry.url = url;
+    if (input.kind === 'redis-pubsub') {
+      if (input.channels?.length) entry.channels = input.channels;
+      if (input.patterns?.length) entry.patterns = input.patterns;
+    } else {
+      if (input.stream) entry.stream = input.stream;
+      if (input.group) entry.group = input.group;
+      // Settings the form does not show survive an edit.
+      if (existing?.kind === input.kind) {
+        for (const key of ['consumer', 'max_deliveries', 'claim_idle_ms']) if (existing[key] !== undefined) entry[key] = existing[key];
+      }
+    }
+    if (input.type_field) entry.type_field = input.type_field;
+    return entry;
+  }
+
+  const secrets =
+    input.secrets !== undefined
+      ? input.secrets.map((secret, i) => toSource(secret, (index) => existingSecrets[index], `secrets[${i}]`))
+      : existingSecrets;
+  if (secrets.length > 0) entry.secrets = secrets;
+  if (input.tolerance_s !== undefined) entry.tolerance_s = input.tolerance_s;
+  if (input.public_key) entry.public_key = input.public_key;
+  return entry;
+}
+
+function viewSource(sb: Switchboard, source: SecretSource): SecretSourceView {
+  if ('env' in source) return { source: 'env', env: source.env, present: sb.providers.resolveSecret(source) !== undefined };
+  if ('stored' in source) return { source: 'stored', present: sb.providers.resolveSecret(source) !== undefined };
+  return { source: 'value' };
+}
+
+function providerView(sb: Switchboard, name: string): ProviderView {
+  const config = sb.config.providers.find((provider) => provider.name === name);
+  const status = sb.providers.statuses().find((provider) => provider.name === name);
+  if (!config || !status) throw notFound(name);
+  const publicBase = sb.config.receiver.public_url;
+  const base = { name: config.name, kind: config.kind, enabled: config.enabled, forward_to: config.forward_to };
+  const view: ProviderView['config'] =
+    config.kind === 'redis-pubsub'
+      ? { ...base, secrets: [], url: viewSource(sb, config.url), channels: config.channels, patterns: config.patterns, type_field: config.type_field }
+      : config.kind === 'redis-stream'
+        ? { ...base, secrets: [], url: viewSource(sb, config.url), stream: config.stream, group: config.group, type_field: config.type_field }
+        : {
+            ...base,
+            secrets: config.secrets.map((source) => viewSource(sb, source)),
+            ...(config.tolerance_s !== undefined ? { tolerance_s: config.tolerance_s } : {}),
+            ...(config.public_key !== undefined ? { public_key: config.public_key } : {}),
+          };
+  return {
+    status,
+    config: view,
+    receive_url: status.path ? `${sb.url.receiver}${status.path}` : null,
+    public_url: status.path && publicBase ? new URL(status.path, publicBase).toString() : null,
+  };
+}
+
+function settingsOf(sb: Switchboard): Settings {
+  const config: Config = sb.config;
+  return {
+    receiver: {
+      host: config.receiver.host,
+      port: config.receiver.port,
+      max_body_bytes: config.receiver.max_body_bytes,
+      public_url: config.receiver.public_url ?? null,
+    },
+    control: { host: config.control.host, port: config.control.port },
+    replay: {
+      default_target: config.replay.default_target ?? null,
+      allow_hosts: config.replay.allow_hosts,
+      timeout_ms: config.replay.timeout_ms,
+      resign: config.replay.resign,
+    },
+    retention: { ...config.retention },
+    database: {
+      kind: sb.store.databaseKind === 'pglite' ? 'pglite' : 'postgres',
+      url: config.database.url === null ? null : redactDatabaseUrl(config.database.url),
+      data_dir: sb.options.dataDir,
+    },
+    running: { receiver_port: portOf(sb.url.receiver), control_port: portOf(sb.url.control) },
+    config_path: sb.configPath,
+  };
+}
+
+const portOf = (origin: string): number => Number(new URL(origin).port);
+
+/** A PostgreSQL URL without its password (in the userinfo or a `password=` parameter). */
+export function redactDatabaseUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return REDACTED; // a keyword/value DSN may hold password=… anywhere: show none of it
+  }
+  const user = parsed.username ? `${parsed.username}${parsed.password ? `:${REDACTED}` : ''}@` : '';
+  const params = new URLSearchParams(parsed.search);
+  const search = [...params.keys()].length
+    ? `?${[...params.entries()].map(([key, value]) => `${key}=${key.toLowerCase() === 'password' ? REDACTED : value}`).join('&')}`
+    : '';
+  return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}${search}`;
+}

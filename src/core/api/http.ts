@@ -1,0 +1,125 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
+import type { LiveMessage } from '../../shared/api.js';
+import { sendJson } from '../control/server.js';
+import { httpStatusFor, SwitchboardError } from '../errors.js';
+import type { Switchboard } from '../switchboard.js';
+import { toApiError } from './api-error.js';
+import { createApiHandlers } from './handlers.js';
+import { subscribeLive } from './live.js';
+
+/**
+ * The UI API over HTTP, mounted at `/api` on the control port (which has already checked Host,
+ * Origin and the bearer token before anything here runs):
+ *   POST /api/<method>  JSON input → 200 JSON output | { error: { code, message, hint? } }
+ *   GET  /api/live      Server-Sent Events, one LiveMessage JSON per `data:` line
+ * Requiring `content-type: application/json` keeps every call out of reach of a plain HTML
+ * form even if the other checks were ever loosened.
+ */
+
+export const API_PREFIX = '/api';
+/** Replays may carry an edited payload as base64: room for the largest body the receiver takes. */
+const MAX_API_BODY_BYTES = 48 * 1024 * 1024;
+/** A client that stops reading gets cut off instead of growing our memory; it reconnects and refetches. */
+const MAX_SSE_BUFFER_BYTES = 8 * 1024 * 1024;
+const SSE_HEARTBEAT_MS = 15_000;
+
+const METHODS = new Set<string>(API_METHODS);
+
+export function setupApi(sb: Switchboard): void {
+  const api = createApiHandlers(sb);
+  const streams = new Set<ServerResponse>();
+
+  sb.control.mount(API_PREFIX, async (req, res, url) => {
+    const name = url.pathname.slice(API_PREFIX.length + 1);
+    if (name === 'live') {
+      if (req.method !== 'GET') return sendError(res, 405, 'invalid_argument', 'use GET /api/live');
+      return openLiveStream(sb, req, res, streams);
+    }
+    if (!METHODS.has(name)) return sendError(res, 404, 'not_found', `no API method "${name}"`);
+    if (req.method !== 'POST') return sendError(res, 405, 'invalid_argument', `use POST /api/${name}`);
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+      return sendError(res, 415, 'invalid_argument', 'send the input as content-type: application/json');
+    }
+    const method = name as ApiMethod;
+    try {
+      const input = await readJson(req);
+      const output = await (api[method] as (input: unknown) => Promise<unknown>)(input);
+      sendJson(res, 200, output);
+    } catch (error) {
+      const body = toApiError(error, sb.logger, `api ${method}`);
+      sendJson(res, httpStatusFor(body.code), { error: body });
+    }
+  });
+
+  sb.onStop('ui live streams', () => {
+    for (const stream of streams) stream.end();
+    streams.clear();
+  });
+}
+
+function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  sendJson(res, status, { error: { code, message } });
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_API_BODY_BYTES) {
+      req.destroy();
+      throw new SwitchboardError('invalid_argument', `the request body is over ${MAX_API_BODY_BYTES} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new SwitchboardError('invalid_argument', 'the request body is not valid JSON');
+  }
+}
+
+function openLiveStream(sb: Switchboard, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    connection: 'keep-alive',
+  });
+  res.write(': switchboard live\n\n');
+  streams.add(res);
+
+  // One write per event-loop turn: a burst of deliveries becomes one chunk, not one syscall each.
+  let pending: string[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    const chunk = pending.join('');
+    pending = [];
+    if (res.writableLength > MAX_SSE_BUFFER_BYTES) {
+      res.destroy();
+      return;
+    }
+    res.write(chunk);
+  };
+  const send = (message: LiveMessage) => {
+    pending.push(`data: ${JSON.stringify(message)}\n\n`);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+  const unsubscribe = subscribeLive(sb, send);
+  const heartbeat = setInterval(() => res.write(': ping\n\n'), SSE_HEARTBEAT_MS);
+  heartbeat.unref();
+  const close = () => {
+    clearInterval(heartbeat);
+    unsubscribe();
+    streams.delete(res);
+  };
+  req.on('close', close);
+  res.on('close', close);
+}

@@ -1,0 +1,30 @@
+import type { LiveMessage } from '../../shared/api.js';
+import type { EventSummary, Rejection } from '../../shared/events.js';
+import type { ProviderStatus } from '../../shared/providers.js';
+import type { ReplayRecord } from '../store/event-store.js';
+import type { Switchboard } from '../switchboard.js';
+import { toWireReplay } from './wire.js';
+
+/**
+ * The UI's live stream, from the bus: what the SSE transport writes and what the Electron
+ * shell pushes on LIVE_CHANNEL. Returns the unsubscribe function.
+ */
+export function subscribeLive(sb: Switchboard, send: (message: LiveMessage) => void): () => void {
+  const onEvent = (event: EventSummary) => send({ type: 'event', event });
+  const onRejection = (rejection: Rejection) => send({ type: 'rejection', rejection });
+  const onReplay = (replay: ReplayRecord) => send({ type: 'replay', replay: toWireReplay(replay) });
+  const onProviderStatus = (provider: ProviderStatus) => send({ type: 'provider-status', provider });
+  const onConfigChanged = () => send({ type: 'config-changed' });
+  sb.bus.on('event', onEvent);
+  sb.bus.on('rejection', onRejection);
+  sb.bus.on('replay', onReplay);
+  sb.bus.on('provider-status', onProviderStatus);
+  sb.bus.on('config-changed', onConfigChanged);
+  return () => {
+    sb.bus.off('event', onEvent);
+    sb.bus.off('rejection', onRejection);
+    sb.bus.off('replay', onReplay);
+    sb.bus.off('provider-status', onProviderStatus);
+    sb.bus.off('config-changed', onConfigChanged);
+  };
+}
