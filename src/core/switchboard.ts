@@ -14,6 +14,8 @@ import { migrationsDir as defaultMigrationsDir, rendererDir as defaultRendererDi
 import { ProviderSet } from './provider-set.js';
 import { QueueManager } from './queue/queue-manager.js';
 import { Receiver } from './receiver/receiver.js';
+import { Forwarder } from './replay/forward.js';
+import { ReplayEngine } from './replay/replay.js';
 import { EventStore } from './store/event-store.js';
 import { migrate } from './store/migrations.js';
 import { openPglite, openPostgres, type SqlClient } from './store/sql-client.js';
@@ -60,6 +62,7 @@ export class Switchboard {
   private currentConfig!: Config;
   private sql: SqlClient | undefined;
   private eventStore: EventStore | undefined;
+  private replayEngine: ReplayEngine | undefined;
   private receiver: Receiver | undefined;
   private controlServer: ControlServer | undefined;
   private controlToken: string | undefined;
@@ -82,6 +85,12 @@ export class Switchboard {
   get store(): EventStore {
     if (!this.eventStore) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
     return this.eventStore;
+  }
+
+  /** Replays and forward rules (src/core/replay); available once started. */
+  get replays(): ReplayEngine {
+    if (!this.replayEngine) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
+    return this.replayEngine;
   }
 
   get control(): ControlServer {
@@ -120,6 +129,11 @@ export class Switchboard {
       this.eventStore = new EventStore(this.sql);
       const stopWatching = await this.eventStore.watchOtherInstances((event) => this.bus.emit('event', event));
       this.onStop('events from other instances', stopWatching);
+      const replays = new ReplayEngine({ store: this.eventStore, bus: this.bus, providers: this.providers, config: () => this.currentConfig, version: this.version, now: this.now, logger: this.logger });
+      this.replayEngine = replays;
+      this.onStop('replay', () => replays.close());
+      const forwarder = new Forwarder({ engine: replays, bus: this.bus, config: () => this.currentConfig, logger: this.logger });
+      this.onStop('forward rules', () => forwarder.close());
 
       const deps = { store: this.eventStore, bus: this.bus, providers: this.providers, logger: this.logger };
       const queues = new QueueManager(deps, () => this.currentConfig);

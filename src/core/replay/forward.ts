@@ -1,0 +1,147 @@
+import type { EventBus } from '../bus.js';
+import type { Config } from '../config.js';
+import { isSwitchboardError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { EventSummary } from '../../shared/events.js';
+import { REPLAY_MARKER_HEADER, type ReplayEngine } from './replay.js';
+import { checkTargetHost, TargetRefusedError } from './target-guard.js';
+
+/**
+ * Forward rules (`forward_to` per provider): every accepted event is replayed to each URL, like
+ * `stripe listen --forward-to` for every provider at once. Ordering constraints:
+ * - The bus announces an event right after it is committed, before the receiver writes its
+ *   answer; the work is only queued here and starts on a later turn, so forwarding never delays
+ *   or fails the provider's delivery.
+ * - One queue per target, drained one event at a time (the consumer sees them in arrival order),
+ *   holding at most FORWARD_QUEUE_LIMIT waiting events: a target that is down or hangs costs a
+ *   bounded amount of memory, and what is dropped is recorded as a failed `forward` replay.
+ * - An event that itself arrived as a switchboard replay (`x-switchboard-replay`) is not
+ *   forwarded again, so a rule pointing back at a switchboard receiver cannot loop.
+ */
+
+export const FORWARD_QUEUE_LIMIT = 100;
+
+interface TargetQueue {
+  eventIds: number[];
+  running: boolean;
+  failing: boolean;
+}
+
+export interface ForwarderDeps {
+  engine: ReplayEngine;
+  bus: EventBus;
+  config: () => Config;
+  logger: Logger;
+  queueLimit?: number;
+}
+
+export class Forwarder {
+  private readonly queues = new Map<string, TargetQueue>();
+  private readonly limit: number;
+  private closed = false;
+
+  constructor(private readonly deps: ForwarderDeps) {
+    this.limit = deps.queueLimit ?? FORWARD_QUEUE_LIMIT;
+    deps.bus.on('event', this.onEvent);
+    deps.bus.on('config-changed', this.warnAboutTargets);
+    this.warnAboutTargets();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.deps.bus.off('event', this.onEvent);
+    this.deps.bus.off('config-changed', this.warnAboutTargets);
+    const dropped = [...this.queues.values()].reduce((sum, queue) => sum + queue.eventIds.length, 0);
+    if (dropped > 0) this.deps.logger.warn(`forward rules: ${dropped} queued forwards not sent (stopping)`);
+    for (const queue of this.queues.values()) queue.eventIds.length = 0;
+  }
+
+  /** Events waiting (not in flight) for one target. */
+  waiting(target: string): number {
+    return this.queues.get(target)?.eventIds.length ?? 0;
+  }
+
+  private readonly onEvent = (event: EventSummary): void => {
+    if (this.closed) return;
+    const provider = this.deps.config().providers.find((candidate) => candidate.name === event.provider);
+    for (const target of provider?.forward_to ?? []) this.enqueue(target, event.id);
+  };
+
+  private enqueue(target: string, eventId: number): void {
+    let queue = this.queues.get(target);
+    if (!queue) {
+      queue = { eventIds: [], running: false, failing: false };
+      this.queues.set(target, queue);
+    }
+    if (queue.eventIds.length >= this.limit) {
+      void this.recordFailure(
+        eventId,
+        target,
+        `not forwarded: ${queue.eventIds.length} events are already waiting for this target (it is slow or down)`,
+      );
+      return;
+    }
+    queue.eventIds.push(eventId);
+    if (!queue.running) {
+      queue.running = true;
+      const started = queue;
+      setImmediate(() => void this.drain(target, started));
+    }
+  }
+
+  private async drain(target: string, queue: TargetQueue): Promise<void> {
+    try {
+      while (!this.closed && queue.eventIds.length > 0) {
+        await this.forwardOne(target, queue, queue.eventIds.shift()!);
+      }
+    } finally {
+      queue.running = false;
+    }
+  }
+
+  private async forwardOne(target: string, queue: TargetQueue, eventId: number): Promise<void> {
+    const { engine, logger } = this.deps;
+    try {
+      const prepared = await engine.prepare({ eventId, targetUrl: target, requestedBy: 'forward' });
+      if (prepared.event.headers[REPLAY_MARKER_HEADER] !== undefined) return;
+      const result = await engine.deliver(prepared);
+      const failure = result instanceof TargetRefusedError ? `refused: ${result.message}` : result.delivered ? null : result.error;
+      if (result instanceof TargetRefusedError) await this.recordFailure(eventId, target, failure!);
+      if (failure !== null && !queue.failing) logger.warn(`forwarding to ${target} failed: ${failure}`);
+      if (failure === null && queue.failing) logger.info(`forwarding to ${target} works again`);
+      queue.failing = failure !== null;
+    } catch (error) {
+      if (this.closed) return;
+      if (isSwitchboardError(error) && error.code === 'not_found') return; // cleared meanwhile
+      if (isSwitchboardError(error) && error.code === 'invalid_argument') {
+        await this.recordFailure(eventId, target, error.message);
+        return;
+      }
+      logger.error(`forwarding event ${eventId} to ${target}: ${(error as Error).message}`);
+    }
+  }
+
+  private async recordFailure(eventId: number, target: string, message: string): Promise<void> {
+    try {
+      await this.deps.engine.recordFailure(eventId, target, message, 'forward');
+    } catch (error) {
+      this.deps.logger.error(`recording a failed forward of event ${eventId}: ${(error as Error).message}`);
+    }
+  }
+
+  /** Says at start (and on every config change) which forward rules can never be delivered. */
+  private readonly warnAboutTargets = (): void => {
+    const config = this.deps.config();
+    for (const provider of config.providers) {
+      for (const target of provider.forward_to) {
+        try {
+          checkTargetHost(new URL(target).hostname, config.replay.allow_hosts);
+        } catch (error) {
+          if (error instanceof TargetRefusedError) {
+            this.deps.logger.warn(`provider "${provider.name}": forward_to ${target} will be refused: ${error.message} (${error.hint})`);
+          }
+        }
+      }
+    }
+  };
+}

@@ -1,0 +1,332 @@
+/**
+ * Replay (DESIGN §7): re-POST a stored event's raw bytes to a local consumer, re-signed so the
+ * consumer's own signature check passes. The one entry point for the UI, MCP and forward rules.
+ *
+ * What goes out is built from an allow-list, never from the stored headers as a whole: the
+ * content type and the provider's routing headers (event type, delivery id), plus
+ * `user-agent: switchboard-replay/<version>` and `x-switchboard-replay: <event id>`. Host,
+ * credentials, cookies and every stored (stale, redacted) signature stay behind. Where the
+ * request goes is decided by target-guard.ts; redirects are never followed.
+ */
+import type { LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
+import type { EventBus } from '../bus.js';
+import type { Config } from '../config.js';
+import { SwitchboardError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { ProviderSet } from '../provider-set.js';
+import { sanitizeHeaders } from '../redact.js';
+import { MAX_RESPONSE_BODY_BYTES, type EventRecord, type EventStore, type ReplayRecord } from '../store/event-store.js';
+import { REDACTED, type Replay } from '../../shared/events.js';
+import { checkTargetHost, guardedConnector, TargetRefusedError } from './target-guard.js';
+
+export interface ReplayRequest {
+  eventId: number;
+  /** Defaults to `replay.default_target`. */
+  targetUrl?: string;
+  /** Defaults to `replay.resign`. */
+  resign?: boolean;
+  /** Edited body to send instead of the stored one. */
+  payload?: Uint8Array;
+  /** Applied on top of the replay headers; an empty value removes a header. */
+  headers?: Record<string, string>;
+  requestedBy: Replay['requested_by'];
+}
+
+export interface ReplayEngineDeps {
+  store: EventStore;
+  bus: EventBus;
+  providers: ProviderSet;
+  config: () => Config;
+  version: string;
+  now: () => number;
+  logger: Logger;
+  /** DNS for target names (default: the system resolver); tests inject a rebinding one. */
+  lookup?: LookupFunction;
+}
+
+/** A replay ready to send: the target passed the static guard, the headers are built. */
+export interface PreparedReplay {
+  event: EventRecord;
+  targetUrl: string;
+  body: Buffer;
+  headers: Record<string, string>;
+  resigned: boolean;
+  requestedBy: Replay['requested_by'];
+}
+
+export const REPLAY_MARKER_HEADER = 'x-switchboard-replay';
+
+/** Set by switchboard on every replay; never taken from a caller's overrides. */
+const FRAMING_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+export class ReplayEngine {
+  private readonly agent: Agent;
+  private readonly inFlight = new Set<{ controller: AbortController; done: Promise<unknown> }>();
+  private closed = false;
+
+  constructor(private readonly deps: ReplayEngineDeps) {
+    this.agent = new Agent({
+      connect: guardedConnector({
+        allowHosts: () => deps.config().replay.allow_hosts,
+        connectTimeoutMs: () => deps.config().replay.timeout_ms,
+        ...(deps.lookup ? { lookup: deps.lookup } : {}),
+      }),
+    });
+  }
+
+  /**
+   * Replays one event. Resolves with the stored `replays` row whenever a delivery was attempted
+   * (a downstream 500 is `delivered: true`; refused/timeout is `delivered: false` with `error`).
+   * Rejects with `not_found` or `invalid_argument` (no target, bad URL, refused by the guard)
+   * before any request is made.
+   */
+  async replay(request: ReplayRequest): Promise<ReplayRecord> {
+    const prepared = await this.prepare(request);
+    const outcome = await this.deliver(prepared);
+    if (outcome instanceof TargetRefusedError) {
+      throw new SwitchboardError('invalid_argument', `replay target refused: ${outcome.message}`, { hint: outcome.hint });
+    }
+    return outcome;
+  }
+
+  /** Replay history of one event, newest first. */
+  history(eventId: number): Promise<ReplayRecord[]> {
+    return this.deps.store.listReplays(eventId);
+  }
+
+  async prepare(request: ReplayRequest): Promise<PreparedReplay> {
+    this.assertOpen();
+    const { config, store, providers } = this.deps;
+    if (!Number.isSafeInteger(request.eventId) || request.eventId < 1) {
+      throw new SwitchboardError('invalid_argument', `event id must be a positive integer, got ${String(request.eventId)}`);
+    }
+    const replayConfig = config().replay;
+    const target = parseTarget(request.targetUrl ?? replayConfig.default_target ?? null, replayConfig.allow_hosts);
+    const event = await store.getEvent(request.eventId);
+    if (!event) throw new SwitchboardError('not_found', `there is no event ${request.eventId} (it may have been cleared or expired)`);
+
+    const provider = providers.webhook(event.provider);
+    const verifier = provider?.verifier;
+    let body: Buffer = Buffer.from(request.payload ?? event.payload);
+    const headers: Record<string, string> = {};
+    const contentType = event.content_type ?? event.headers['content-type'];
+    if (contentType) headers['content-type'] = contentType;
+    for (const name of verifier?.replayHeaders ?? []) {
+      const value = event.headers[name];
+      if (value !== undefined && value !== REDACTED) headers[name] = value;
+    }
+    headers['user-agent'] = `switchboard-replay/${this.deps.version}`;
+    for (const [rawName, value] of Object.entries(request.headers ?? {})) {
+      const name = rawName.trim().toLowerCase();
+      checkOverride(name, value);
+      // A UI that echoes the stored headers back would send placeholders; they are never values.
+      if (value === '' || value === REDACTED) delete headers[name];
+      else headers[name] = value;
+    }
+    headers[REPLAY_MARKER_HEADER] = String(event.id);
+
+    let resigned = false;
+    const secret = provider?.secrets[0];
+    if ((request.resign ?? replayConfig.resign) && verifier?.sign && secret !== undefined) {
+      const nowMs = this.deps.now();
+      // Drop every signature header of the scheme first, including ones the caller typed in.
+      for (const name of verifier.secretHeaders) delete headers[name];
+      if (verifier.refreshBody) body = verifier.refreshBody(body, nowMs);
+      Object.assign(headers, verifier.sign({ body, secret, nowMs, headers, publicUrl: target }));
+      resigned = true;
+    }
+    return { event, targetUrl: target, body, headers, resigned, requestedBy: request.requestedBy };
+  }
+
+  /**
+   * Sends a prepared replay and records the attempt. Returns the stored row, or the guard's
+   * refusal when the connect-time check stopped it (then nothing was sent and nothing stored).
+   */
+  async deliver(prepared: PreparedReplay): Promise<ReplayRecord | TargetRefusedError> {
+    this.assertOpen();
+    const controller = new AbortController();
+    const done = this.sendAndRecord(prepared, controller);
+    // close() waits for the row too, so it is written before the database closes.
+    const entry = { controller, done: done.catch(() => undefined) };
+    this.inFlight.add(entry);
+    try {
+      return await done;
+    } finally {
+      this.inFlight.delete(entry);
+    }
+  }
+
+  /** Records an attempt that never got as far as a request (a forward dropped or refused). */
+  recordFailure(eventId: number, targetUrl: string, error: string, requestedBy: Replay['requested_by']): Promise<ReplayRecord> {
+    return this.record({
+      event_id: eventId,
+      target_url: targetUrl,
+      resigned: false,
+      delivered: false,
+      response_status: null,
+      response_ms: null,
+      response_headers: null,
+      response_body: null,
+      error,
+      requested_by: requestedBy,
+    });
+  }
+
+  /** Aborts replays in flight (they are recorded as failed), then closes the connection pool. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const pending = [...this.inFlight];
+    for (const { controller } of pending) controller.abort(new Error('switchboard is stopping'));
+    await Promise.all(pending.map((entry) => entry.done));
+    await this.agent.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SwitchboardError('replay_failed', 'switchboard is stopping; replay not sent');
+  }
+
+  private async record(row: Parameters<EventStore['insertReplay']>[0]): Promise<ReplayRecord> {
+    const stored = await this.deps.store.insertReplay(row);
+    this.deps.bus.emit('replay', stored);
+    return stored;
+  }
+
+  private async sendAndRecord(prepared: PreparedReplay, controller: AbortController): Promise<ReplayRecord | TargetRefusedError> {
+    const outcome = await this.send(prepared, controller);
+    if (outcome instanceof TargetRefusedError) return outcome;
+    return this.record({
+      ...outcome,
+      event_id: prepared.event.id,
+      target_url: prepared.targetUrl,
+      resigned: prepared.resigned,
+      requested_by: prepared.requestedBy,
+    });
+  }
+
+  private async send(prepared: PreparedReplay, controller: AbortController): Promise<Outcome | TargetRefusedError> {
+    const timeoutMs = this.deps.config().replay.timeout_ms;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error('replay timed out'));
+    }, timeoutMs);
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let status: number | null = null;
+    let responseHeaders: Record<string, string> | null = null;
+    try {
+      const response = await request(prepared.targetUrl, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: prepared.headers,
+        body: prepared.body,
+        signal: controller.signal,
+        // One connection per replay: each one goes through the connect-time guard.
+        reset: true,
+      });
+      status = response.statusCode;
+      responseHeaders = sanitizeHeaders(response.headers, this.deps.providers.allSecrets());
+      const body = await readCapped(response.body, MAX_RESPONSE_BODY_BYTES);
+      return delivered(status, elapsed(), responseHeaders, body, null);
+    } catch (error) {
+      if (error instanceof TargetRefusedError) return error;
+      const message = timedOut
+        ? `no complete response within ${timeoutMs} ms (replay.timeout_ms)`
+        : describeFailure(error, prepared.targetUrl);
+      if (status !== null) return delivered(status, elapsed(), responseHeaders, null, `reading the response failed: ${message}`);
+      return {
+        delivered: false,
+        response_status: null,
+        response_ms: elapsed(),
+        response_headers: null,
+        response_body: null,
+        error: message,
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+type Outcome = Pick<ReplayRecord, 'delivered' | 'response_status' | 'response_ms' | 'response_headers' | 'response_body' | 'error'>;
+
+function delivered(status: number, ms: number, headers: Record<string, string> | null, body: Uint8Array | null, error: string | null): Outcome {
+  return { delivered: true, response_status: status, response_ms: ms, response_headers: headers, response_body: body, error };
+}
+
+/** Target URL → its canonical string, after the static guard. */
+function parseTarget(target: string | null, allowHosts: readonly string[]): string {
+  if (target === null || target.trim() === '') {
+    throw new SwitchboardError('invalid_argument', 'no replay target: pass target_url or set replay.default_target', {
+      hint: 'e.g. http://localhost:3000/webhooks (Settings → Replay → default target)',
+    });
+  }
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new SwitchboardError('invalid_argument', `the replay target is not a URL: ${JSON.stringify(target)}`, { hint: 'e.g. http://localhost:3000/webhooks' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new SwitchboardError('invalid_argument', `replay targets must be http or https, not ${url.protocol.replace(/:$/, '')}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new SwitchboardError('invalid_argument', 'the replay target must not carry credentials', { hint: 'pass an authorization header override instead' });
+  }
+  try {
+    checkTargetHost(url.hostname, allowHosts);
+  } catch (error) {
+    if (error instanceof TargetRefusedError) {
+      throw new SwitchboardError('invalid_argument', `replay target refused: ${error.message}`, { hint: error.hint });
+    }
+    throw error;
+  }
+  url.hash = '';
+  return url.href;
+}
+
+function checkOverride(name: string, value: string): void {
+  if (!HEADER_NAME.test(name)) throw new SwitchboardError('invalid_argument', `${JSON.stringify(name)} is not a valid header name`);
+  if (/[\r\n\0]/.test(value)) throw new SwitchboardError('invalid_argument', `the value of header ${name} contains a line break or NUL`);
+  if (FRAMING_HEADERS.has(name)) {
+    throw new SwitchboardError('invalid_argument', `header ${name} is set by the HTTP client and cannot be overridden`);
+  }
+}
+
+/** The first `limit` bytes of a response; the rest is not read (the connection is dropped). */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return new Uint8Array(Buffer.concat(chunks).subarray(0, limit));
+}
+
+/** A sentence for the replays row; never the request headers (they may carry a signature). */
+function describeFailure(error: unknown, targetUrl: string): string {
+  const origin = new URL(targetUrl).host;
+  const code = (error as { code?: unknown }).code;
+  const cause = (error as { cause?: { code?: unknown } }).cause?.code;
+  switch (code ?? cause) {
+    case 'ECONNREFUSED':
+      return `connection refused by ${origin}: is the local consumer running?`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot resolve ${new URL(targetUrl).hostname}`;
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return `${origin} closed the connection without a response`;
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `connecting to ${origin} timed out`;
+    default:
+      return `${(error as Error).message ?? String(error)}`;
+  }
+}
