@@ -23,7 +23,10 @@ interface Envelope {
 }
 
 function envelope(headers: Readonly<Record<string, string>>): Envelope {
-  const branded = headers['webhook-signature'] === undefined && headers['svix-signature'] !== undefined;
+  // Svix-branded only when no unbranded header is there at all (a replay has only the id left).
+  const branded =
+    !['id', 'timestamp', 'signature'].some((name) => headers[`webhook-${name}`] !== undefined) &&
+    ['id', 'timestamp', 'signature'].some((name) => headers[`svix-${name}`] !== undefined);
   const prefix = branded ? 'svix' : 'webhook';
   return {
     id: headers[`${prefix}-id`],

@@ -168,18 +168,12 @@ export const twilioVerifier: Verifier = {
     return { eventType: get('EventType'), externalId: idempotency };
   },
 
-  sign({ body, secret, headers, publicUrl }) {
+  sign({ body, secret, publicUrl }): Record<string, string> {
     // The consumer checks against the URL it is reached at, which is the replay target.
     if (publicUrl === null) return {};
-    const settings = headers[SETTINGS];
-    // The stored settings header is usually redacted (its name says "signature"), so its
-    // algorithm is unknown: a SharedKey replay is signed with HMAC-SHA256 and the header we send
-    // says so, which is what the consumer's validator reads.
-    const named = settings !== undefined && /algorithm=/i.test(settings) ? algorithmOf(settings) : null;
-    const algorithm: Algorithm = settings === undefined ? 'sha1' : (named ?? 'sha256');
-    const params = signedParams(new URL(publicUrl).searchParams, body);
-    const signed: Record<string, string> = { [SIGNATURE]: signature(algorithm, secret, publicUrl, params) };
-    if (settings !== undefined) signed[SETTINGS] = named ? settings : 'algorithm=HMAC_SHA256';
-    return signed;
+    // Always the Auth Token scheme (HMAC-SHA1, no settings header): a SharedKey delivery's
+    // settings header is stored redacted (its name says "signature"), and the Auth Token is
+    // what a consumer's twilio.webhook() checks by default.
+    return { [SIGNATURE]: signature('sha1', secret, publicUrl, signedParams(new URL(publicUrl).searchParams, body)) };
   },
 };

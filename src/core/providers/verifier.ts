@@ -56,7 +56,10 @@ export interface SignInput {
   body: Buffer;
   secret: string;
   nowMs: number;
-  /** Headers of the stored delivery (sanitized), for schemes that sign an id from them. */
+  /**
+   * The headers the replay will carry (content-type, the kind's `replayHeaders`, caller
+   * overrides; signature headers already removed), for schemes that sign an id from them.
+   */
   headers: Readonly<Record<string, string>>;
   /**
    * For schemes that sign the URL (Twilio): the URL the replay is POSTed to, since the consumer

@@ -4,7 +4,7 @@ import { getHmac } from '@shopify/shopify-api/test-helpers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shopifyVerifier } from '../../../src/core/providers/shopify.js';
 import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
-import { expectNothingLeaked } from '../../helpers/providers.js';
+import { expectNothingLeaked, replayToConsumer } from '../../helpers/providers.js';
 
 const SECRET = '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';
 const OLD_SECRET = 'shpss_before_rotation_11223344556677';
@@ -25,7 +25,7 @@ const sent: string[] = [];
 
 beforeAll(async () => {
   t = await startTestSwitchboard(
-    { providers: [{ name: 'shop', kind: 'shopify', secrets: [{ value: OLD_SECRET }, { env: 'SHOPIFY_SECRET' }] }] },
+    { providers: [{ name: 'shop', kind: 'shopify', secrets: [{ env: 'SHOPIFY_SECRET' }, { value: OLD_SECRET }] }] },
     { env: { SHOPIFY_SECRET: SECRET } },
   );
 });
@@ -56,7 +56,7 @@ describe('shopify', () => {
       external_id: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
       trust_mode: 'signed',
       verified: true,
-      verify_detail: expect.stringMatching(/secret #2/),
+      verify_detail: expect.stringMatching(/secret #1/),
     });
     expect(event!.headers['x-shopify-hmac-sha256']).toBe('«redacted»');
     expect(Buffer.from(event!.payload).toString()).toBe(body);
@@ -80,7 +80,7 @@ describe('shopify', () => {
     const body = '{"rotation":true}';
     const answer = await t.deliver('/webhooks/shop', body, webhookHeaders(body, 'rotation-1', OLD_SECRET));
     expect(answer.status).toBe(200);
-    expect((await t.sb.store.getEvent(answer.json.id))!.verify_detail).toMatch(/secret #1/);
+    expect((await t.sb.store.getEvent(answer.json.id))!.verify_detail).toMatch(/secret #2/);
   });
 
   it('answers a retry of the same webhook id with the first event', async () => {
@@ -140,6 +140,16 @@ describe('shopify', () => {
 
     // And what a consumer with the wrong secret computes does not match.
     expect(signed['x-shopify-hmac-sha256']).not.toBe(getHmac(body.toString(), OLD_SECRET));
+  });
+
+  it('replays a stored delivery re-signed with the current secret, accepted by webhooks.validate', async () => {
+    const body = '{"id":99,"line_items":[]}';
+    const answer = await t.deliver('/webhooks/shop', body, webhookHeaders(body, 'replayed-1'));
+    const received = await replayToConsumer(t, answer.json.id);
+    expect(received.body.toString()).toBe(body);
+    expect(received.headers).toMatchObject({ 'x-shopify-topic': 'orders/create', 'x-shopify-webhook-id': 'replayed-1' });
+    const request = new Request(`http://localhost${received.url}`, { method: 'POST', body: received.body, headers: received.headers });
+    expect(await shopify.webhooks.validate({ rawBody: received.body.toString(), rawRequest: request })).toMatchObject({ valid: true, webhookId: 'replayed-1' });
   });
 
   it('keeps the secrets and signatures out of stored rows and logs', async () => {
