@@ -18,6 +18,7 @@ import { Forwarder } from './replay/forward.js';
 import { ReplayEngine } from './replay/replay.js';
 import { EventStore } from './store/event-store.js';
 import { migrate } from './store/migrations.js';
+import { openPgliteInWorker } from './store/pglite-worker.js';
 import { openPglite, openPostgres, type SqlClient } from './store/sql-client.js';
 
 /**
@@ -38,6 +39,8 @@ export interface SwitchboardOptions {
   controlPort?: number;
   /** PostgreSQL URL, or `memory://` for an in-memory PGlite; overrides `database.url`. */
   databaseUrl?: string;
+  /** Run the embedded database in a worker thread (Electron: keeps the main loop smooth). */
+  databaseInWorker?: boolean;
   vault?: SecretVault;
   logger?: Logger;
   /** The built web UI; `null` serves none. */
@@ -123,7 +126,11 @@ export class Switchboard {
 
     try {
       const databaseUrl = options.databaseUrl ?? this.currentConfig.database.url;
-      this.sql = databaseUrl === 'memory://' ? await openPglite('memory://') : databaseUrl ? await openPostgres(databaseUrl) : await openPglite(options.dataDir);
+      this.sql = databaseUrl === 'memory://' ? await openPglite('memory://') : databaseUrl
+            ? await openPostgres(databaseUrl)
+            : options.databaseInWorker
+              ? await openPgliteInWorker(options.dataDir)
+              : await openPglite(options.dataDir);
       this.closers.push({ name: 'database', close: () => this.eventStore?.close() ?? this.sql?.close() });
       await migrate(this.sql, defaultMigrationsDir());
       this.eventStore = new EventStore(this.sql);

@@ -1,7 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationsDir } from '../../src/core/paths.js';
 import { EventStore, type NewEvent } from '../../src/core/store/event-store.js';
 import { migrate } from '../../src/core/store/migrations.js';
+import { openPgliteInWorker } from '../../src/core/store/pglite-worker.js';
 import { openPglite, openPostgres, type SqlClient } from '../../src/core/store/sql-client.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
@@ -29,6 +33,13 @@ interface Backend {
 
 const backends: Backend[] = [
   { name: 'PGlite', open: async () => ({ client: await openPglite('memory://'), cleanup: async () => {} }) },
+  {
+    name: 'PGlite in a worker thread',
+    open: async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'switchboard-worker-'));
+      return { client: await openPgliteInWorker(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
+    },
+  },
   {
     name: 'PostgreSQL',
     open: async () => {

@@ -149,7 +149,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-async function acquireDirLock(lockPath: string, dataDir: string): Promise<() => Promise<void>> {
+export async function acquireDirLock(lockPath: string, dataDir: string): Promise<() => Promise<void>> {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const handle = await open(lockPath, 'wx');
