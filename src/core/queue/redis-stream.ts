@@ -78,7 +78,9 @@ export class RedisStreamAdapter {
     const { link } = this;
     if (!link) return;
     link.stop();
-    await this.handling;
+    await this.handling?.catch(() => {
+      // Its failure is the loop's to report; stopping only waits for it to settle.
+    });
     link.close();
     await this.loop;
   }

@@ -74,16 +74,17 @@ export async function republishToStream(
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
   });
-  redis.on('error', () => {
-    // Surfaced through the rejected command below.
-  });
+  // With no retries, connect() only says "Connection is closed."; the cause came as an event.
+  let connectionError: Error | undefined;
+  redis.on('error', (error: Error) => (connectionError ??= error));
   try {
     await redis.connect();
     const entryId = await redis.xadd(target.stream, '*', ...fields);
     if (entryId === null) throw new Error('XADD returned no id');
     return { event_id: event.id, stream: target.stream, entry_id: entryId };
   } catch (error) {
-    const message = redactSecrets((error as Error).message, [...secretsOfUrl(url), ...sb.providers.allSecrets()]);
+    const cause = connectionError ?? (error as Error);
+    const message = redactSecrets(cause.message, [...secretsOfUrl(url), ...sb.providers.allSecrets()]);
     throw new SwitchboardError('replay_failed', `could not add event ${eventId} to stream ${target.stream}: ${message}`);
   } finally {
     redis.disconnect();
