@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { EventSummary } from '../../src/shared/events';
+import { filtersToQuery, hasFilters, matchesFilters, NO_FILTERS } from '../../src/renderer/src/lib/filters';
+
+const event: EventSummary = {
+  id: 7,
+  provider: 'github',
+  family: 'webhook',
+  event_type: 'pull_request.opened',
+  trust_mode: 'signed',
+  verified: true,
+  payload_size: 10,
+  received_at: '2026-11-30T10:00:00.000000Z',
+};
+
+describe('event filters', () => {
+  it('sends only what is set, trimmed', () => {
+    expect(filtersToQuery(NO_FILTERS)).toEqual({});
+    expect(filtersToQuery({ provider: 'github', event_type: ' push ', trust_mode: 'token', search: '  ' })).toEqual({ provider: 'github', event_type: 'push', trust_mode: 'token' });
+    expect(filtersToQuery({ ...NO_FILTERS, search: ' acme ' })).toEqual({ search: 'acme' });
+    expect(hasFilters(NO_FILTERS)).toBe(false);
+    expect(hasFilters({ ...NO_FILTERS, search: 'x' })).toBe(true);
+  });
+
+  it('decides live rows locally, except for payload searches', () => {
+    expect(matchesFilters(event, NO_FILTERS)).toBe('yes');
+    expect(matchesFilters(event, { ...NO_FILTERS, provider: 'github', trust_mode: 'signed', event_type: 'pull_request.opened' })).toBe('yes');
+    expect(matchesFilters(event, { ...NO_FILTERS, provider: 'stripe' })).toBe('no');
+    expect(matchesFilters(event, { ...NO_FILTERS, trust_mode: 'open' })).toBe('no');
+    expect(matchesFilters(event, { ...NO_FILTERS, event_type: 'push' })).toBe('no');
+    expect(matchesFilters(event, { ...NO_FILTERS, search: 'acme' })).toBe('unknown');
+    // A row already excluded by a cheap filter never costs a server round trip.
+    expect(matchesFilters(event, { ...NO_FILTERS, provider: 'stripe', search: 'acme' })).toBe('no');
+  });
+});
