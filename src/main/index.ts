@@ -10,7 +10,7 @@ import { createSafeStorageVault } from './secrets.js';
 import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy, guardWebContents, hardenSession } from './security.js';
 import { setupSingleInstance } from './single-instance.js';
 import { setupTray } from './tray.js';
-import { setupWindow, windowOptions } from './window.js';
+import { createMainWindow, setupWindow } from './window.js';
 
 // The desktop shell only composes: each concern lives in its own module, tested in plain Node.
 
@@ -28,8 +28,7 @@ let failure: StartupFailure | null = null;
 protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
 
 const mainWindow = setupWindow({
-  create: (options) => new BrowserWindow(options),
-  options: windowOptions({ preloadPath: join(import.meta.dirname, '../preload/index.cjs'), iconPath: join(resources, 'icon.png') }),
+  create: () => createMainWindow(BrowserWindow, { preloadPath: join(import.meta.dirname, '../preload/index.cjs'), iconPath: join(resources, 'icon.png') }),
   url: () => (failure ? STARTUP_ERROR_URL : (devServerUrl ?? APP_INDEX_URL)),
   onLoadError: (error) => logger.error(`window: ${error.message}`),
 });

@@ -1,4 +1,4 @@
-import type { BrowserWindow, BrowserWindowConstructorOptions, WebContents } from 'electron';
+import type { BrowserWindow as ElectronBrowserWindow, BrowserWindowConstructorOptions, WebContents } from 'electron';
 
 /**
  * The one app window. Its webPreferences are the heart of the shell's security (see
@@ -6,8 +6,15 @@ import type { BrowserWindow, BrowserWindowConstructorOptions, WebContents } from
  * and sees main only through the preload's named API, in a separate JavaScript world.
  */
 
-export function windowOptions({ preloadPath, iconPath }: { preloadPath: string; iconPath?: string }): BrowserWindowConstructorOptions {
-  return {
+export type BrowserWindowClass = new (options: BrowserWindowConstructorOptions) => ElectronBrowserWindow;
+
+/**
+ * Creates the window. The options are written out at the constructor call (rather than built
+ * elsewhere and passed in) so that Electronegativity's static checks see them as well as the
+ * tests; `BrowserWindow` is injected so the tests can record what it receives.
+ */
+export function createMainWindow(BrowserWindow: BrowserWindowClass, { preloadPath, iconPath }: { preloadPath: string; iconPath?: string }): ElectronBrowserWindow {
+  return new BrowserWindow({
     width: 1280,
     height: 820,
     minWidth: 760,
@@ -32,8 +39,10 @@ export function windowOptions({ preloadPath, iconPath }: { preloadPath: string; 
       navigateOnDragDrop: false,
       safeDialogs: true,
       spellcheck: false,
+      // A middle click would otherwise ask for a new window (denied anyway by security.ts).
+      disableBlinkFeatures: 'Auxclick',
     },
-  };
+  });
 }
 
 export interface MainWindow {
@@ -46,8 +55,7 @@ export interface MainWindow {
 }
 
 export interface WindowDeps {
-  create: (options: BrowserWindowConstructorOptions) => BrowserWindow;
-  options: BrowserWindowConstructorOptions;
+  create: () => ElectronBrowserWindow;
   /** What to load: the UI, or the startup error page. Asked at each creation. */
   url: () => string;
   onLoadError: (error: Error) => void;
@@ -57,8 +65,8 @@ export interface WindowDeps {
  * Closing the window destroys it (its renderer memory goes back to the OS) while the core keeps
  * receiving in the main process; `show()` builds a fresh one from the tray or a second launch.
  */
-export function setupWindow({ create, options, url, onLoadError }: WindowDeps): MainWindow {
-  let window: BrowserWindow | null = null;
+export function setupWindow({ create, url, onLoadError }: WindowDeps): MainWindow {
+  let window: ElectronBrowserWindow | null = null;
   return {
     show() {
       if (window && !window.isDestroyed()) {
@@ -67,7 +75,7 @@ export function setupWindow({ create, options, url, onLoadError }: WindowDeps): 
         window.focus();
         return;
       }
-      const created = create(options);
+      const created = create();
       window = created;
       created.once('ready-to-show', () => created.show());
       created.on('closed', () => {
