@@ -47,7 +47,12 @@ export interface Received {
  * Replays a stored event through the real replay engine to a throwaway local consumer and
  * returns what the consumer received, so the provider's own library can judge it.
  */
-export async function replayToConsumer(t: TestSwitchboard, eventId: number, path = '/hooks', options: { payload?: Buffer } = {}): Promise<Received & { target: string }> {
+export async function replayToConsumer(
+  t: TestSwitchboard,
+  eventId: number,
+  path = '/hooks',
+  options: { payload?: Buffer; resigned?: boolean } = {},
+): Promise<Received & { target: string }> {
   let received: Received | undefined;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -63,7 +68,7 @@ export async function replayToConsumer(t: TestSwitchboard, eventId: number, path
   const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
   try {
     const record = await t.sb.replays.replay({ eventId, targetUrl: target, requestedBy: 'ui', ...(options.payload ? { payload: options.payload } : {}) });
-    expect(record).toMatchObject({ delivered: true, response_status: 204, resigned: true });
+    expect(record).toMatchObject({ delivered: true, response_status: 204, resigned: options.resigned ?? true });
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

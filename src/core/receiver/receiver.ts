@@ -156,13 +156,14 @@ function drainThen(req: IncomingMessage, res: ServerResponse, answer: Answer): v
 }
 
 function send(res: ServerResponse, answer: Answer): void {
+  // A 204 (Discord webhook events) carries no body, so no Content-Type/Length either (RFC 9110).
+  const noContent = answer.status === 204;
   res.writeHead(answer.status, {
-    'content-type': answer.contentType,
-    'content-length': Buffer.byteLength(answer.body),
+    ...(noContent ? {} : { 'content-type': answer.contentType, 'content-length': Buffer.byteLength(answer.body) }),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
   });
-  res.end(answer.body);
+  res.end(noContent ? undefined : answer.body);
 }
 
 export function isLoopback(address: string | undefined): boolean {
