@@ -9,6 +9,7 @@ import { loadOrCreateToken } from './control/auth.js';
 import { ControlServer } from './control/server.js';
 import { SwitchboardError } from './errors.js';
 import { consoleLogger, type Logger } from './logger.js';
+import { setupMcp } from './mcp/setup.js';
 import { originOf } from './net.js';
 import { migrationsDir as defaultMigrationsDir, rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
 import { ProviderSet } from './provider-set.js';
@@ -161,6 +162,7 @@ export class Switchboard {
         logger: this.logger,
       });
       setupApi(this);
+      setupMcp(this);
 
       const receiverAddress = await this.receiver.start();
       this.closers.push({ name: 'receiver', close: () => this.receiver?.stop() });

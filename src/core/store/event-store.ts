@@ -312,6 +312,16 @@ export class EventStore {
     return paginate(rows.map(toSummary), query.limit);
   }
 
+  /** The oldest event after `after_id` that matches (MCP wait_for_webhook_event's first look). */
+  async firstEventAfter(query: { provider?: string; event_type?: string; after_id: number }): Promise<EventSummary | null> {
+    const params: unknown[] = [query.after_id];
+    const where = ['id > $1'];
+    if (query.provider !== undefined) where.push(`provider = $${params.push(query.provider)}`);
+    if (query.event_type !== undefined) where.push(`event_type = $${params.push(query.event_type)}`);
+    const rows = await this.db.query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY id LIMIT 1`, params);
+    return rows[0] ? toSummary(rows[0]) : null;
+  }
+
   /**
    * Calls `onEvent` for events another instance stored in the same PostgreSQL database
    * (nothing to watch on PGlite, which only one process can open). Resolves to a stop function.

@@ -1,0 +1,16 @@
+import type { EventBus } from '../bus.js';
+import type { Logger } from '../logger.js';
+import type { ProviderSet } from '../provider-set.js';
+import type { ReplayEngine } from '../replay/replay.js';
+import type { EventStore } from '../store/event-store.js';
+
+/** What the MCP face needs from the core; built once in setup.ts. */
+export interface McpDeps {
+  readonly store: EventStore;
+  readonly bus: EventBus;
+  readonly providers: Pick<ProviderSet, 'statuses' | 'allSecrets'>;
+  readonly replays: Pick<ReplayEngine, 'replay'>;
+  readonly logger: Logger;
+  readonly version: string;
+}
+

@@ -1,0 +1,49 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpDeps } from './deps.js';
+import { registerEventResources } from './resources.js';
+import { ToolServer } from './tool.js';
+import { registerGetWebhookEventTool } from './tools/get-webhook-event.js';
+import { registerListProvidersTool } from './tools/list-providers.js';
+import { registerListWebhookEventsTool } from './tools/list-webhook-events.js';
+import { registerReplayWebhookEventTool, type ReplayLimiter } from './tools/replay-webhook-event.js';
+import { registerWaitForWebhookEventTool } from './tools/wait-for-webhook-event.js';
+
+export const MCP_SERVER_NAME = 'switchboard';
+
+const INSTRUCTIONS = `switchboard stores every webhook (GitHub, Stripe, Slack, …) and queue message delivered to this machine.
+Find events with list_webhook_events (summaries, newest first) and read one with get_webhook_event (headers and payload).
+Check trust_mode and verified before trusting a payload: only "signed" events had their signature checked.
+wait_for_webhook_event waits for the webhook an action of yours causes; replay_webhook_event re-sends an event to a local consumer.`;
+
+/** What one MCP session owns besides its server. */
+export interface McpSessionState {
+  replayLimiter: ReplayLimiter;
+  /** Aborted when the HTTP connection that carried a request closes before its answer. */
+  connectionSignal(requestId: string | number): AbortSignal | undefined;
+}
+
+export interface SessionServer {
+  mcp: McpServer;
+  /** Releases what the session holds on the core (bus listeners, timers). */
+  dispose(): void;
+}
+
+/** The server factory: one `McpServer` per session, independent of the transport. */
+export function createMcpServer(deps: McpDeps, session: McpSessionState): SessionServer {
+  const mcp = new McpServer(
+    { name: MCP_SERVER_NAME, version: deps.version },
+    { capabilities: { resources: { subscribe: true } }, instructions: INSTRUCTIONS },
+  );
+  const tools = new ToolServer(mcp, {
+    logger: deps.logger,
+    secrets: () => deps.providers.allSecrets(),
+    connectionSignal: session.connectionSignal,
+  });
+  registerListWebhookEventsTool(tools, deps);
+  registerGetWebhookEventTool(tools, deps);
+  registerReplayWebhookEventTool(tools, deps, session.replayLimiter);
+  registerListProvidersTool(tools, deps);
+  registerWaitForWebhookEventTool(tools, deps);
+  const resources = registerEventResources(mcp, deps);
+  return { mcp, dispose: () => resources.close() };
+}

@@ -1,0 +1,35 @@
+import { TokenBucket } from '../replay/rate-limit.js';
+import type { Switchboard } from '../switchboard.js';
+import type { McpDeps } from './deps.js';
+import { McpSessions } from './sessions.js';
+
+/** Per MCP session: a burst of 5 replays, then one every 2 s (DESIGN §7). */
+export const MCP_REPLAY_BURST = 5;
+export const MCP_REPLAYS_PER_SECOND = 0.5;
+
+/** Mounts the MCP endpoint on the control port (`/mcp`) and closes its sessions on stop. */
+export function setupMcp(sb: Switchboard): McpSessions {
+  const sessions = new McpSessions(mcpDeps(sb), {
+    replayLimiter: () => new TokenBucket({ capacity: MCP_REPLAY_BURST, refillPerSecond: MCP_REPLAYS_PER_SECOND, now: sb.now }),
+    now: sb.now,
+  });
+  sb.control.mount('/mcp', sessions.handle);
+  sb.onStop('mcp sessions', () => sessions.close());
+  return sessions;
+}
+
+export function mcpDeps(sb: Switchboard): McpDeps {
+  return {
+    // Read through the switchboard at call time: both exist only while it is started.
+    get store() {
+      return sb.store;
+    },
+    get replays() {
+      return sb.replays;
+    },
+    bus: sb.bus,
+    providers: sb.providers,
+    logger: sb.logger,
+    version: sb.version,
+  };
+}

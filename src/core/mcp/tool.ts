@@ -1,0 +1,156 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { isSwitchboardError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { scrubSecrets } from './scrub.js';
+
+/**
+ * Our own `tools/list` and `tools/call`, instead of `McpServer.registerTool`, because DESIGN §6
+ * fixes the error shape and the SDK does not let us reach it:
+ * - the SDK turns a schema violation into a plain-text tool error ("Input validation error: …");
+ *   ours is `{code: 'invalid_argument', message}` like every other error;
+ * - error results carry `structuredContent: {code, message}`, and the SDK 1.32 client validates
+ *   structuredContent against the tool's outputSchema even when `isError` is set
+ *   (typescript-sdk#1943), so each declared outputSchema is "the result, or a ToolError". Any
+ *   client then accepts both, and the schemas clients see are exactly the ones
+ *   docs/openspec/specs/mcp-tools/spec.md is generated from (`toolJsonSchemas`).
+ */
+
+export const TOOL_ERROR_CODES = ['not_found', 'invalid_argument', 'replay_failed', 'rate_limited', 'internal'] as const;
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+
+export const ToolErrorSchema = z
+  .strictObject({
+    code: z.enum(TOOL_ERROR_CODES).describe('stable error code'),
+    message: z.string().describe('what went wrong, in words; never contains a secret'),
+  })
+  .describe('the structuredContent of an isError result');
+export type ToolError = z.infer<typeof ToolErrorSchema>;
+
+export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  /** Verb-first snake_case. */
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: I;
+  outputSchema: O;
+  annotations: ToolAnnotations;
+  /** A worked call for the spec document; tests check it against the schemas. */
+  example: { arguments: z.input<I>; result: z.output<O> };
+}
+
+export interface ToolContext {
+  /** Aborted when the client cancels the call, closes its session or drops the connection. */
+  signal: AbortSignal;
+  /** Sends `notifications/progress` when the caller asked for it (a `progressToken`). */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+}
+
+export type ToolHandler<I extends z.ZodObject, O extends z.ZodObject> = (input: z.output<I>, context: ToolContext) => Promise<z.output<O>>;
+
+type JsonObjectSchema = Tool['inputSchema'];
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  // 2020-12 is the MCP default dialect, so `$schema` is left out of what clients receive.
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12' });
+  return rest;
+}
+
+/** The JSON Schemas clients see in tools/list; the spec document is generated from the same. */
+export function toolJsonSchemas(spec: ToolSpec): { inputSchema: JsonObjectSchema; outputSchema: JsonObjectSchema } {
+  return {
+    inputSchema: jsonSchema(spec.inputSchema, 'input') as JsonObjectSchema,
+    outputSchema: { type: 'object', ...jsonSchema(z.union([spec.outputSchema, ToolErrorSchema]), 'output') },
+  };
+}
+
+export function toolError(code: ToolErrorCode, message: string): CallToolResult {
+  const error: ToolError = { code, message };
+  return { isError: true, structuredContent: error, content: [{ type: 'text', text: JSON.stringify(error) }] };
+}
+
+function toolResult(value: Record<string, unknown>): CallToolResult {
+  return { structuredContent: value, content: [{ type: 'text', text: JSON.stringify(value) }] };
+}
+
+/** "limit: Too big: expected number to be <=200; cursor: …" — what an agent needs to fix its call. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
+}
+
+interface RegisteredTool {
+  spec: ToolSpec;
+  run: (input: unknown, context: ToolContext) => Promise<Record<string, unknown>>;
+}
+
+export interface ToolServerOptions {
+  logger: Logger;
+  /** Every configured secret; scrubbed from error messages as a last line of defence. */
+  secrets: () => readonly string[];
+  /** Aborted when the HTTP connection that carried this request closes early. */
+  connectionSignal: (requestId: string | number) => AbortSignal | undefined;
+}
+
+export class ToolServer {
+  private readonly tools = new Map<string, RegisteredTool>();
+
+  constructor(
+    readonly mcp: McpServer,
+    private readonly options: ToolServerOptions,
+  ) {
+    mcp.server.registerCapabilities({ tools: { listChanged: false } });
+    mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [...this.tools.values()].map(({ spec }): Tool => ({
+        name: spec.name,
+        title: spec.title,
+        description: spec.description,
+        ...toolJsonSchemas(spec),
+        annotations: spec.annotations,
+      })),
+    }));
+    mcp.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.call(request.params.name, request.params.arguments, extra));
+  }
+
+  registerTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>, handler: ToolHandler<I, O>): void {
+    if (this.tools.has(spec.name)) throw new Error(`tool ${spec.name} is registered twice`);
+    this.tools.set(spec.name, { spec, run: (input, context) => handler(input as z.output<I>, context) });
+  }
+
+  private async call(name: string, args: unknown, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> {
+    const tool = this.tools.get(name);
+    if (!tool) return toolError('invalid_argument', `there is no tool named "${name}" (see tools/list)`);
+    const parsed = tool.spec.inputSchema.safeParse(args ?? {});
+    if (!parsed.success) return toolError('invalid_argument', `invalid arguments for ${name}: ${describeIssues(parsed.error)}`);
+    const connection = this.options.connectionSignal(extra.requestId);
+    const progressToken = extra._meta?.progressToken;
+    const context: ToolContext = {
+      signal: connection ? AbortSignal.any([extra.signal, connection]) : extra.signal,
+      progress: async (progress, total, message) => {
+        if (progressToken === undefined) return;
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
+      },
+    };
+    try {
+      return toolResult(await tool.run(parsed.data, context));
+    } catch (error) {
+      if (isSwitchboardError(error)) {
+        // Core errors outside the MCP set (storage_unavailable, …) are ours, not the caller's.
+        const code = (TOOL_ERROR_CODES as readonly string[]).includes(error.code) ? (error.code as ToolErrorCode) : 'internal';
+        return toolError(code, scrubSecrets(error.message, this.options.secrets()));
+      }
+      // Not the caller's fault, and the details stay in our log, not in the agent's context.
+      this.options.logger.error(`mcp: ${name} failed: ${scrubSecrets((error as Error).message, this.options.secrets())}`);
+      return toolError('internal', `${name} failed with an internal error; the switchboard log has the details`);
+    }
+  }
+}

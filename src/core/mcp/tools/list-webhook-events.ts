@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { EventSummarySchema } from '../../../shared/events.js';
+import type { McpDeps } from '../deps.js';
+import type { ToolServer, ToolSpec } from '../tool.js';
+
+export const MAX_LIST_LIMIT = 200;
+export const DEFAULT_LIST_LIMIT = 50;
+
+// At most 15 digits: larger ids are not safe integers (and do not exist).
+const EVENT_ID_TEXT = /^[1-9][0-9]{0,14}$/;
+
+export const ListWebhookEventsInputSchema = z.strictObject({
+  provider: z.string().min(1).optional().describe('only events of this provider (its name in config.json, e.g. "github")'),
+  event_type: z.string().min(1).optional().describe('only events of this type, e.g. "push" or "checkout.session.completed"'),
+  since: z
+    .union([z.number().int().positive(), z.string().regex(EVENT_ID_TEXT), z.iso.datetime({ offset: true }), z.iso.date()], {
+      error: 'must be an ISO-8601 time (e.g. 2026-11-30T09:00:00Z) or an event id',
+    })
+    .optional()
+    .describe('an ISO-8601 time (events received at or after it) or an event id (events after that one)'),
+  limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT).describe(`page size, 1–${MAX_LIST_LIMIT}`),
+  cursor: z.string().min(1).optional().describe('next_cursor from the previous page, passed back unchanged'),
+});
+
+export const ListWebhookEventsOutputSchema = z.strictObject({
+  events: z.array(EventSummarySchema).describe('newest first (received_at, then id, descending)'),
+  next_cursor: z.string().optional().describe('present only when more events match; pass it as cursor for the next page'),
+});
+
+export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSchema, typeof ListWebhookEventsOutputSchema> = {
+  name: 'list_webhook_events',
+  title: 'List webhook events',
+  description:
+    'Lists stored webhook and queue events, newest first, as summaries (no payloads; use get_webhook_event for one). ' +
+    'Filter by provider, event_type and since; page with next_cursor. trust_mode/verified say how far to trust each event.',
+  inputSchema: ListWebhookEventsInputSchema,
+  outputSchema: ListWebhookEventsOutputSchema,
+  annotations: { title: 'List webhook events', readOnlyHint: true, openWorldHint: false },
+  example: {
+    arguments: { provider: 'stripe', event_type: 'checkout.session.completed', since: '2026-11-30T09:00:00Z', limit: 2 },
+    result: {
+      events: [
+        {
+          id: 1042,
+          provider: 'stripe',
+          family: 'webhook',
+          event_type: 'checkout.session.completed',
+          trust_mode: 'signed',
+          verified: true,
+          payload_size: 2314,
+          received_at: '2026-11-30T09:41:07.123456Z',
+        },
+        {
+          id: 1038,
+          provider: 'stripe',
+          family: 'webhook',
+          event_type: 'checkout.session.completed',
+          trust_mode: 'signed',
+          verified: true,
+          payload_size: 2290,
+          received_at: '2026-11-30T09:12:55.004211Z',
+        },
+      ],
+      next_cursor: 'WyIyMDI2LTExLTMwVDA5OjEyOjU1LjAwNDIxMVoiLDEwMzhd',
+    },
+  },
+};
+
+export function registerListWebhookEventsTool(server: ToolServer, deps: McpDeps): void {
+  server.registerTool(LIST_WEBHOOK_EVENTS_TOOL, async ({ provider, event_type, since, limit, cursor }) => {
+    const byId = typeof since === 'number' || (since !== undefined && EVENT_ID_TEXT.test(since));
+    const page = await deps.store.listEvents({
+      provider,
+      event_type,
+      // The text goes to SQL as is: a JavaScript Date would drop the microseconds.
+      ...(since === undefined ? {} : byId ? { after_id: Number(since) } : { since_time: String(since) }),
+      limit,
+      cursor,
+    });
+    return { events: page.items, ...(page.next_cursor === undefined ? {} : { next_cursor: page.next_cursor }) };
+  });
+}
