@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { LookupAddress, LookupFunction } from 'node:net';
+import type { LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import { sign as githubSign, verify as githubVerify } from '@octokit/webhooks-methods';
 import { isValidSlackRequest } from '@slack/bolt';
 import Stripe from 'stripe';
@@ -261,7 +262,8 @@ describe('what the consumer receives', () => {
 
   it('refuses header overrides that would break the request framing', async () => {
     const id = await githubEvent('{"b":2}');
-    for (const headers of [{ host: 'evil.example' }, { 'content-length': '1' }, { 'bad name': 'x' }, { 'x-ok': 'a\r\nx-injected: 1' }]) {
+    const overrides: Record<string, string>[] = [{ host: 'evil.example' }, { 'content-length': '1' }, { 'bad name': 'x' }, { 'x-ok': 'a\r\nx-injected: 1' }];
+    for (const headers of overrides) {
       await expectInvalid(t.sb.replays.replay({ eventId: id, targetUrl: consumer.url(), headers, requestedBy: 'ui' }), /header/);
     }
     expect(consumer.connections).toBe(0);
