@@ -51,6 +51,8 @@ export class RedisStreamAdapter {
   private whoami = 'unknown';
   /** Whether this adapter has seen its group exist (decides `$` vs `0` on re-creation). */
   private groupSeen = false;
+  /** Inserts are failing: the status says so until one succeeds. */
+  private storeFailing = false;
 
   constructor(
     private readonly deps: QueueDeps,
@@ -184,31 +186,44 @@ export class RedisStreamAdapter {
     const { deps, config } = this;
     if (entry.fields === null) {
       // Deleted while pending: nothing to store, and nothing to wait for.
-      await link.redis.xack(config.stream, config.group, entry.id);
-      return;
+      return await this.ack(link, entry.id);
     }
     const headers = safeHeaders({ 'x-redis-stream': config.stream, 'x-redis-entry-id': entry.id, 'x-redis-group': config.group });
     const event = streamEvent({ provider: config.name, verify_detail: `redis acl: ${this.whoami}`, headers }, entry.id, entry.fields, config.type_field);
 
-    // Each earlier delivery of an entry that is still pending ended without an ack.
+    // Each earlier delivery of an entry that is still pending ended without an ack. One that
+    // already failed max_deliveries times (it crashed the consumer, say) is not tried again.
     let failedTries = deliveries - 1;
     let lastError = `it was delivered ${deliveries} times and never acknowledged (did it crash the consumer?)`;
-    while (failedTries < config.max_deliveries || !(await this.rejectPoison(link, entry.id, event.payload, headers, failedTries, lastError))) {
+    const poison = () => failedTries >= config.max_deliveries && this.rejectPoison(link, entry.id, event.payload, headers, failedTries, lastError);
+    if (await poison()) return await this.ack(link, entry.id);
+    for (;;) {
       try {
         const result = await deps.store.insertEvent(event);
         if (!result.duplicate) deps.bus.emit('event', result.event);
+        if (this.storeFailing) link.connected();
+        this.storeFailing = false;
         break;
       } catch (error) {
         if (link.stopped) return; // left pending: redelivered on the next start
         failedTries++;
         lastError = link.redact((error as Error).message);
         deps.logger.error(`queue "${config.name}": storing entry ${entry.id} failed (${failedTries}/${config.max_deliveries}): ${lastError}`);
+        this.storeFailing = true;
+        link.failed(new Error(`storing entries failed: ${lastError}`));
+        // Storing is always tried again first, so an entry that waited out a database outage
+        // is stored, not rejected, once the database is back.
+        if (await poison()) return await this.ack(link, entry.id);
         await link.sleep(reconnectDelayMs(failedTries));
         if (link.stopped) return;
       }
     }
     await this.options.afterStore?.(entry.id);
-    await link.redis.xack(config.stream, config.group, entry.id);
+    await this.ack(link, entry.id);
+  }
+
+  private async ack(link: RedisLink, entryId: string): Promise<void> {
+    await link.redis.xack(this.config.stream, this.config.group, entryId);
   }
 
   /** Records a poison entry as a rejection; true when that worked (then the caller acks). */
@@ -237,7 +252,6 @@ export class RedisStreamAdapter {
     } catch (error) {
       // The store is down, so the entry is not the problem: keep it and try again.
       deps.logger.error(`queue "${config.name}": could not record poison entry ${entryId}: ${link.redact((error as Error).message)}`);
-      await link.sleep(reconnectDelayMs(failedTries));
       return false;
     }
   }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { ProviderConfig } from '../../../src/core/config.js';
 import type { TestSwitchboard } from '../../helpers/core.js';
 import type { ProviderStatus } from '../../../src/shared/providers.js';
@@ -41,7 +41,7 @@ export function redisServerAvailable(): boolean {
 }
 
 /** A test client of the shared Redis; the caller disconnects it. */
-export function testClient(url = REDIS_URL, options: ConstructorParameters<typeof Redis>[1] = {}): Redis {
+export function testClient(url = REDIS_URL, options: RedisOptions = {}): Redis {
   const redis = new Redis(url, { protocol: 2, ...options });
   redis.on('error', () => {});
   return redis;

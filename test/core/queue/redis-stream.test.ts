@@ -3,9 +3,13 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStreamConfigSchema, type RedisStreamConfig } from '../../../src/core/config.js';
 import { SwitchboardError } from '../../../src/core/errors.js';
+import { migrationsDir } from '../../../src/core/paths.js';
 import type { QueueDeps } from '../../../src/core/queue/redis-link.js';
 import { RedisStreamAdapter } from '../../../src/core/queue/redis-stream.js';
 import { republishToStream } from '../../../src/core/queue/republish.js';
+import { EventStore } from '../../../src/core/store/event-store.js';
+import { migrate } from '../../../src/core/store/migrations.js';
+import { openPglite } from '../../../src/core/store/sql-client.js';
 import type { EventSummary, Rejection } from '../../../src/shared/events.js';
 import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
 import { addProviders, REDIS_URL, sharedRedisAvailable, testClient, unique, waitFor, waitForStatus } from './redis-helpers.js';
@@ -193,6 +197,33 @@ describe.skipIf(!redisUp)('redis-stream provider', () => {
     expect((await eventsOf('poison', 1))[0]).toMatchObject({ event_type: 'good' });
   });
 
+  it('waits out a database outage instead of rejecting the entry as poison', async () => {
+    // A store of its own, so its tables can be taken away (a real failure, not a stub).
+    const sql = await openPglite('memory://');
+    await migrate(sql, migrationsDir());
+    const store = new EventStore(sql);
+    const stream = unique('dbdown');
+    await sql.exec('ALTER TABLE events RENAME TO events_away; ALTER TABLE rejections RENAME TO rejections_away;');
+    const adapter = new RedisStreamAdapter({ ...deps, store }, streamProvider('dbdown', stream, { max_deliveries: 2 }), REDIS_URL);
+    adapter.start();
+    try {
+      await waitFor('the group to exist', async () => ((await redis.call('XINFO', 'GROUPS', stream)) as unknown[]).length > 0);
+      const id = await redis.xadd(stream, '*', 'type', 'survives.outage');
+      const failures = () => t.logger.lines.filter((line) => line.includes(`storing entry ${id} failed`)).length;
+      await waitFor('more failed inserts than max_deliveries', () => failures() >= 3);
+      expect(await pendingCount(stream)).toBe(1);
+
+      await sql.exec('ALTER TABLE events_away RENAME TO events; ALTER TABLE rejections_away RENAME TO rejections;');
+      await waitNothingPending(stream);
+      const events = (await store.listEvents({ provider: 'dbdown', limit: 10 })).items;
+      expect(events.map((event) => event.event_type)).toEqual(['survives.outage']);
+      expect((await store.listRejections({ provider: 'dbdown', limit: 10 })).items).toHaveLength(0);
+    } finally {
+      await adapter.stop();
+      await store.close();
+    }
+  });
+
   it('re-creates a vanished group from the start of the stream, losing nothing', async () => {
     const stream = unique('regroup');
     await addProviders(t, streamProvider('regroup', stream, { claim_idle_ms: 200 }));
@@ -221,7 +252,8 @@ describe.skipIf(!redisUp)('redis-stream provider', () => {
 
     const result = await republishToStream(t.sb, original!.id, { provider: 'replayed', stream: target });
     expect(result).toEqual({ event_id: original!.id, stream: target, entry_id: expect.stringMatching(/^\d+-\d+$/) });
-    const [[, fields]] = (await redis.xrange(target, result.entry_id, result.entry_id)) as [string, string[]][];
+    const [entry] = await redis.xrange(target, result.entry_id, result.entry_id);
+    const fields = entry?.[1];
     expect(fields).toEqual(['type', 'invoice.sent', 'payload', '{"invoice":"in_1"}', 'switchboard_replay_of', String(original!.id)]);
 
     const [copy] = await eventsOf('replayed', 1);
