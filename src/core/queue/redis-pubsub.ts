@@ -74,7 +74,8 @@ export class RedisPubSubAdapter {
       if (!result.duplicate) deps.bus.emit('event', result.event);
     } catch (error) {
       // At-most-once: there is no one to ask for the message again.
-      deps.logger.error(`queue "${config.name}": a message on ${channel} was lost: ${(error as Error).message}`);
+      const message = this.link?.redact((error as Error).message) ?? 'storage failed';
+      deps.logger.error(`queue "${config.name}": a message on ${channel} was lost: ${message}`);
     }
   }
 

@@ -112,11 +112,16 @@ export class PrivateRedis {
   ) {}
 
   static async start(extraArgs: string[] = [], options: { tls?: boolean } = {}): Promise<PrivateRedis> {
-    const port = await freePort();
-    const args = options.tls ? ['--port', '0', '--tls-port', String(port), ...extraArgs] : ['--port', String(port), ...extraArgs];
-    const server = new PrivateRedis(port, args);
+    const server = await PrivateRedis.reserve(extraArgs, options);
     await server.start();
     return server;
+  }
+
+  /** A port and arguments, not started yet: for "Redis is down when switchboard starts". */
+  static async reserve(extraArgs: string[] = [], options: { tls?: boolean } = {}): Promise<PrivateRedis> {
+    const port = await freePort();
+    const args = options.tls ? ['--port', '0', '--tls-port', String(port), ...extraArgs] : ['--port', String(port), ...extraArgs];
+    return new PrivateRedis(port, args);
   }
 
   async start(): Promise<void> {

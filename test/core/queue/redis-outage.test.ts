@@ -110,6 +110,35 @@ describe.skipIf(!serverUp)('Redis outages and credentials', () => {
   });
 });
 
+describe.skipIf(!serverUp)('Redis down when switchboard starts', () => {
+  let t: TestSwitchboard;
+  let server: PrivateRedis;
+
+  beforeAll(async () => {
+    server = await PrivateRedis.reserve();
+    t = await startTestSwitchboard({
+      providers: [{ name: 'late', kind: 'redis-stream', url: { value: `redis://127.0.0.1:${server.port}` }, stream: 'late' }],
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await server?.close();
+  });
+
+  it('keeps retrying until Redis is up, then consumes', async () => {
+    expect((await waitForStatus(t, 'late', 'error')).last_error).toContain('ECONNREFUSED');
+    await server.start();
+    await waitForStatus(t, 'late', 'connected');
+    const redis = testClient(`redis://127.0.0.1:${server.port}`);
+    try {
+      await redis.xadd('late', '*', 'type', 'finally');
+      await waitFor('the event', async () => (await t.sb.store.listEvents({ provider: 'late', limit: 5 })).items[0]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
+
 describe.skipIf(!serverUp)('rediss:// (TLS)', () => {
   let t: TestSwitchboard;
   let server: PrivateRedis | undefined;

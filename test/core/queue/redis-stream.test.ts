@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStreamConfigSchema, type RedisStreamConfig } from '../../../src/core/config.js';
@@ -260,6 +262,35 @@ describe.skipIf(!redisUp)('redis-stream provider', () => {
     const detail = await t.sb.store.getEvent(copy!.id);
     expect(detail).toMatchObject({ event_type: 'invoice.sent', external_id: result.entry_id });
     expect(Buffer.from(detail!.payload).toString()).toBe('{"invoice":"in_1"}');
+  });
+
+  it('replays a stream event to an HTTP target with the stored payload as the body', async () => {
+    const stream = unique('to-http');
+    await addProviders(t, streamProvider('to-http', stream));
+    await waitForStatus(t, 'to-http', 'connected');
+    await redis.xadd(stream, '*', 'type', 'email.queued', 'payload', '{"to":"a@example.com"}');
+    const [summary] = await eventsOf('to-http', 1);
+
+    const received: { body: string; headers: Record<string, string | string[] | undefined> }[] = [];
+    const target = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push({ body: Buffer.concat(chunks).toString(), headers: req.headers });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}/jobs`;
+      const replay = await t.sb.replays.replay({ eventId: summary!.id, targetUrl: url, requestedBy: 'ui' });
+      expect(replay).toMatchObject({ delivered: true, response_status: 200 });
+      expect(received).toHaveLength(1);
+      expect(received[0]!.body).toBe('{"to":"a@example.com"}');
+      expect(received[0]!.headers).toMatchObject({ 'content-type': 'application/json', 'x-switchboard-replay': String(summary!.id) });
+    } finally {
+      target.close();
+    }
   });
 
   it('refuses bad republish targets with clear errors and never shows the URL password', async () => {
