@@ -17,13 +17,14 @@ export const REDIS_URL = process.env.SWITCHBOARD_TEST_REDIS ?? 'redis://127.0.0.
  */
 export async function sharedRedisAvailable(): Promise<boolean> {
   const redis = new Redis(REDIS_URL, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 2_000 });
-  redis.on('error', () => {});
+  let cause: Error | undefined;
+  redis.on('error', (error: Error) => (cause ??= error));
   try {
     await redis.connect();
     await redis.ping();
     return true;
   } catch (error) {
-    if (process.env.CI) throw new Error(`Redis is required in CI (${REDIS_URL}): ${(error as Error).message}`);
+    if (process.env.CI) throw new Error(`Redis is required in CI (${REDIS_URL}): ${(cause ?? (error as Error)).message}`);
     console.warn(`\n*** Redis not reachable at ${REDIS_URL}: SKIPPING the queue tests (set CI=1 to make this a failure) ***\n`);
     return false;
   } finally {
