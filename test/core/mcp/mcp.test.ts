@@ -9,12 +9,17 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RESOURCE_UPDATE_COALESCE_MS } from '../../../src/core/mcp/resources.js';
 import { McpSessions } from '../../../src/core/mcp/sessions.js';
+import { parseConfig } from '../../../src/core/config.js';
+import { migrationsDir } from '../../../src/core/paths.js';
+import { ProviderSet } from '../../../src/core/provider-set.js';
+import { EventStore, type NewEvent } from '../../../src/core/store/event-store.js';
+import { migrate } from '../../../src/core/store/migrations.js';
+import { openPglite } from '../../../src/core/store/sql-client.js';
 import { mcpDeps } from '../../../src/core/mcp/setup.js';
 import { toolJsonSchemas } from '../../../src/core/mcp/tool.js';
 import { TOOL_SPECS } from '../../../src/core/mcp/tools/catalog.js';
 import { TokenBucket } from '../../../src/core/replay/rate-limit.js';
-import type { NewEvent } from '../../../src/core/store/event-store.js';
-import { startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../../helpers/core.js';
+import { memoryLogger, startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../../helpers/core.js';
 
 const GITHUB_SECRET = 'gh-webhook-secret-for-mcp-tests-0001';
 const STRIPE_SECRET = 'whsec_mcp_test_0123456789abcdefghijkl';
@@ -483,6 +488,18 @@ describe('wait_for_webhook_event', () => {
     await callError(client, 'wait_for_webhook_event', { after: -1 }, 'invalid_argument');
   });
 
+  it('reports progress while it waits, to callers that asked for it', async () => {
+    const { client } = await connect();
+    const progress: number[] = [];
+    const result = (await client.callTool({ name: 'wait_for_webhook_event', arguments: { event_type: 'never.happens', timeout_s: 5.6 } }, undefined, {
+      onprogress: (update) => progress.push(update.progress),
+      resetTimeoutOnProgress: true,
+      timeout: 30_000,
+    })) as CallToolResult;
+    expect(result.structuredContent).toEqual({ event: null });
+    expect(progress).toEqual([5]);
+  });
+
   it('stops listening when the client cancels the call', async () => {
     const { client } = await connect();
     const before = t.sb.bus.listenerCount('event');
@@ -688,6 +705,46 @@ describe('sessions', () => {
       await sleep(700);
       expect(sessions.size).toBe(1);
       await expect(client.ping()).resolves.toEqual({});
+    } finally {
+      await sessions.close();
+    }
+  });
+});
+
+describe('failures on switchboard’s side', () => {
+  it('answers internal, without details, when the database is gone, and logs why', async () => {
+    const sql = await openPglite('memory://');
+    await migrate(sql, migrationsDir());
+    const store = new EventStore(sql);
+    await store.close();
+    const logger = memoryLogger();
+    const sessions = new McpSessions(
+      { ...mcpDeps(t.sb), store, logger },
+      { replayLimiter: () => new TokenBucket({ capacity: 1, refillPerSecond: 1 }) },
+    );
+    t.sb.control.mount('/mcp-db-down-test', sessions.handle);
+    try {
+      const { client } = await connect('/mcp-db-down-test');
+      const message = await callError(client, 'list_webhook_events', {}, 'internal');
+      expect(message).toBe('list_webhook_events failed with an internal error; the switchboard log has the details');
+      expect(logger.lines.some((line) => line.startsWith('error mcp: list_webhook_events failed:'))).toBe(true);
+    } finally {
+      await sessions.close();
+    }
+  });
+
+  it('scrubs a configured secret out of text it did not write (a queue’s last_error)', async () => {
+    const password = 'redis-password-that-must-not-leak-77';
+    const providers = new ProviderSet({}, t.sb.bus);
+    providers.load(parseConfig({ providers: [{ name: 'jobs', kind: 'redis-stream', url: { value: `redis://:${password}@127.0.0.1:1` }, stream: 'jobs' }] }));
+    providers.setRunStatus('jobs', { status: 'error', last_error: `connection to redis://:${password}@127.0.0.1:1 refused` });
+    const sessions = new McpSessions({ ...mcpDeps(t.sb), providers }, { replayLimiter: () => new TokenBucket({ capacity: 1, refillPerSecond: 1 }) });
+    t.sb.control.mount('/mcp-scrub-test', sessions.handle);
+    try {
+      const { client } = await connect('/mcp-scrub-test');
+      const { providers: listed } = await callOk<{ providers: { last_error?: string }[] }>(client, 'list_providers');
+      expect(listed[0]!.last_error).toMatch(/^connection to .*«redacted».* refused$/);
+      expect(JSON.stringify(outputs)).not.toContain(password);
     } finally {
       await sessions.close();
     }

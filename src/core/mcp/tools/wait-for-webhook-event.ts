@@ -7,7 +7,7 @@ import type { ToolServer, ToolSpec } from '../tool.js';
 export const MAX_WAIT_S = 120;
 export const DEFAULT_WAIT_S = 30;
 /** Keeps long waits alive for clients that reset their request timeout on progress. */
-export const WAIT_PROGRESS_INTERVAL_MS = 10_000;
+export const WAIT_PROGRESS_INTERVAL_MS = 5_000;
 
 export const WaitForWebhookEventInputSchema = z.strictObject({
   provider: z.string().min(1).optional().describe('only an event of this provider'),
