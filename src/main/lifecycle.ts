@@ -37,7 +37,12 @@ export async function startCore(
  * Holds the first quit until `stop` has finished (bounded by the core's own timeouts), then
  * lets it through. A second quit while stopping is the impatient user: it is not delayed again.
  */
-export function setupQuit(app: Pick<App, 'on' | 'quit'>, stop: () => Promise<void>, logger: Logger): void {
+export function setupQuit(
+  app: Pick<App, 'on' | 'quit'>,
+  stop: () => Promise<void>,
+  logger: Logger,
+  signals: Pick<NodeJS.Process, 'once'> = process,
+): void {
   let state: 'running' | 'stopping' | 'stopped' = 'running';
   app.on('will-quit', (event) => {
     if (state === 'stopped') return;
@@ -51,7 +56,7 @@ export function setupQuit(app: Pick<App, 'on' | 'quit'>, stop: () => Promise<voi
         app.quit();
       });
   });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => app.quit());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) signals.once(signal, () => app.quit());
 }
 
 const MAX_LOG_BYTES = 5 * 1024 * 1024;
