@@ -26,6 +26,7 @@ import { RedisLink, reconnectDelayMs, redisUrlProblem, type QueueDeps, type Redi
 
 export const READ_COUNT = 100;
 export const READ_BLOCK_MS = 5_000;
+export const MIN_READ_BLOCK_MS = 100;
 
 export interface StreamEntry {
   id: string;
@@ -98,7 +99,8 @@ export class RedisStreamAdapter {
         failures = 0;
         await this.drainOwnPending(link);
         let lastClaim = 0;
-        const blockMs = Math.min(READ_BLOCK_MS, this.config.claim_idle_ms);
+        // Wake up in time for the next XAUTOCLAIM, but never spin on a tiny claim_idle_ms.
+        const blockMs = Math.max(MIN_READ_BLOCK_MS, Math.min(READ_BLOCK_MS, this.config.claim_idle_ms));
         while (!link.stopped) {
           if (Date.now() - lastClaim >= this.config.claim_idle_ms) {
             await this.claimStale(link);
