@@ -48,6 +48,12 @@ export function testClient(url = REDIS_URL, options: RedisOptions = {}): Redis {
   return redis;
 }
 
+/** Deletes the keys this test process created on the shared Redis (see `unique`). */
+export async function deleteTestKeys(redis: Redis): Promise<void> {
+  const keys = await redis.keys(`switchboard-test:*:${process.pid}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+}
+
 /** A name no other test (or earlier run) uses. */
 export function unique(prefix: string): string {
   return `switchboard-test:${prefix}:${process.pid}:${randomBytes(4).toString('hex')}`;

@@ -14,7 +14,7 @@ import { migrate } from '../../../src/core/store/migrations.js';
 import { openPglite } from '../../../src/core/store/sql-client.js';
 import type { EventSummary, Rejection } from '../../../src/shared/events.js';
 import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
-import { addProviders, REDIS_URL, sharedRedisAvailable, testClient, unique, waitFor, waitForStatus } from './redis-helpers.js';
+import { addProviders, deleteTestKeys, REDIS_URL, sharedRedisAvailable, testClient, unique, waitFor, waitForStatus } from './redis-helpers.js';
 
 const redisUp = await sharedRedisAvailable();
 
@@ -33,8 +33,9 @@ describe.skipIf(!redisUp)('redis-stream provider', () => {
     redis = testClient();
   });
   afterAll(async () => {
-    redis?.disconnect();
     await t?.close();
+    if (redis) await deleteTestKeys(redis);
+    redis?.disconnect();
   });
 
   const streamProvider = (name: string, stream: string, extra: Partial<RedisStreamConfig> = {}): RedisStreamConfig =>
