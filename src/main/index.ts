@@ -41,7 +41,10 @@ if (setupSingleInstance(app, showWindow)) {
     if (failure) app.quit();
   });
   app.on('activate', showWindow);
-  app.whenReady().then(start, (error: Error) => logger.error(error.stack ?? error.message));
+  app
+    .whenReady()
+    .then(start)
+    .catch((error: Error) => logger.error(error.stack ?? error.message));
 }
 
 async function start(): Promise<void> {
@@ -72,12 +75,21 @@ async function start(): Promise<void> {
   api.catch(() => undefined); // a failed start is shown by the error page, not by each call
   const senders: SenderPolicy = { contents: () => mainWindow.contents(), isAppUrl: isOurUrl };
   setupIpc(ipcMain, { api, senders, logger });
+  // Registered now so a quit during startup still waits for the database to open, then closes it.
+  let closeShell = () => {};
+  const stop = async () => {
+    const started = await starting;
+    closeShell();
+    if (started.ok) await started.sb.stop();
+  };
+  setupQuit(app, stop, logger);
   mainWindow.show();
 
   const started = await starting;
   if (!started.ok) {
     failure = started.failure;
-    mainWindow.reload();
+    mainWindow.reload(); // the open window switches to the error page…
+    mainWindow.show(); // …or, if it was closed meanwhile, a new one opens on it
     return;
   }
   const { sb } = started;
@@ -90,13 +102,8 @@ async function start(): Promise<void> {
     open: showWindow,
     quit: () => app.quit(),
   });
-  setupQuit(
-    app,
-    async () => {
-      tray.close();
-      stopLive();
-      await sb.stop();
-    },
-    logger,
-  );
+  closeShell = () => {
+    tray.close();
+    stopLive();
+  };
 }
