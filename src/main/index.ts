@@ -65,6 +65,8 @@ async function start(): Promise<void> {
       env: process.env,
       token: process.env.SWITCHBOARD_TOKEN || undefined,
       vault: createSafeStorageVault({ dataDir, encryptor: safeStorage, platform: process.platform, logger }),
+      // A PGlite query on the main thread stalls the window (STACK.md): keep it in a worker.
+      databaseInWorker: true,
       logger,
     }),
     logPath,

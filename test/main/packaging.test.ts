@@ -49,6 +49,8 @@ describe('electron-builder config', () => {
     expect(config.mac?.target).toBe('dmg');
     expect(config.win?.target).toBe('nsis');
     expect(config.asar).toBe(true);
+    // PGlite reads its .wasm/.data beside its module, from a worker thread: real files, not asar.
+    expect((config as { asarUnpack?: string[] }).asarUnpack).toContain('node_modules/@electric-sql/pglite/**');
     // out/ (main, preload, renderer), the SQL migrations the core runs, the tray icons.
     const patterns = (config.files ?? []).flatMap((entry) => (typeof entry === 'string' ? [entry] : (entry.filter ?? [])));
     expect(patterns).toEqual(expect.arrayContaining(['out/**', 'migrations/**', 'resources/**', 'package.json']));
