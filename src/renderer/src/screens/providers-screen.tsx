@@ -287,11 +287,11 @@ function ProviderFormPanel({ editing, onDone }: { editing: { mode: 'add' } | { m
               <div className="form-grid">
                 <label className="field">
                   <span>Channels (one per line)</span>
-                  <textarea rows={2} value={form.channels} onChange={(event) => set('channels', event.target.value)} />
+                  <textarea aria-label="Channels" rows={2} value={form.channels} onChange={(event) => set('channels', event.target.value)} />
                 </label>
                 <label className="field">
                   <span>Patterns (one per line)</span>
-                  <textarea rows={2} value={form.patterns} onChange={(event) => set('patterns', event.target.value)} />
+                  <textarea aria-label="Patterns" rows={2} value={form.patterns} onChange={(event) => set('patterns', event.target.value)} />
                 </label>
               </div>
             ) : (
@@ -315,7 +315,7 @@ function ProviderFormPanel({ editing, onDone }: { editing: { mode: 'add' } | { m
 
         <label className="field wide">
           <span>Forward every event to (one URL per line)</span>
-          <textarea rows={2} value={form.forward_to} onChange={(event) => set('forward_to', event.target.value)} placeholder="http://localhost:3000/webhooks/github" />
+          <textarea aria-label="Forward every event to" rows={2} value={form.forward_to} onChange={(event) => set('forward_to', event.target.value)} placeholder="http://localhost:3000/webhooks/github" />
           <span className="help">Like stripe listen --forward-to, for any provider: each accepted event is replayed there (re-signed).</span>
         </label>
 

@@ -112,14 +112,14 @@ export function ReplayPanel({
             {canEditPayload ? (
               <label className="field wide">
                 <span>Payload</span>
-                <textarea className="mono" rows={8} value={payload} onChange={(change) => setPayload(change.target.value)} spellCheck={false} />
+                <textarea aria-label="Payload" className="mono" rows={8} value={payload} onChange={(change) => setPayload(change.target.value)} spellCheck={false} />
               </label>
             ) : (
               <p className="muted">This body is binary; it is replayed as stored.</p>
             )}
             <label className="field wide">
               <span>Extra headers (one “Name: value” per line)</span>
-              <textarea className="mono" rows={3} value={headerText} onChange={(change) => setHeaderText(change.target.value)} spellCheck={false} aria-invalid={headerParse.errors.length > 0} />
+              <textarea aria-label="Extra headers" className="mono" rows={3} value={headerText} onChange={(change) => setHeaderText(change.target.value)} spellCheck={false} aria-invalid={headerParse.errors.length > 0} />
             </label>
             {headerParse.errors.map((message) => (
               <p key={message} className="field-error" role="alert">

@@ -181,7 +181,7 @@ export function SettingsScreen() {
             </label>
             <label className="field">
               <span>Allowed hosts (one per line)</span>
-              <textarea rows={3} value={form.allow_hosts} onChange={(event) => set('allow_hosts', event.target.value)} />
+              <textarea aria-label="Allowed hosts" rows={3} value={form.allow_hosts} onChange={(event) => set('allow_hosts', event.target.value)} />
               <span className="help">Replays go only to these hosts. Cloud metadata and link-local addresses are always refused.</span>
             </label>
             <label className="check">
