@@ -74,6 +74,8 @@ export async function main(argv: string[]): Promise<void> {
     receiverPort: portArg(values.port, '--port'),
     controlPort: portArg(values['control-port'], '--control-port'),
     databaseUrl: values['database-url'],
+    // The receiver's thread parses and verifies while the database commits on the other core.
+    databaseInWorker: true,
   });
 
   try {
