@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from './bus.js';
 import { setupApi } from './api/http.js';
-import { configWarnings, loadConfigFile, writeConfigFile, type Config, type ConfigInput, type SecretVault } from './config.js';
+import { configWarnings, loadConfigFile, parseConfig, writeConfigFile, type Config, type ConfigInput, type SecretVault } from './config.js';
 import { loadOrCreateToken } from './control/auth.js';
 import { ControlServer } from './control/server.js';
 import { SwitchboardError } from './errors.js';
@@ -116,7 +116,6 @@ export class Switchboard {
     const { options } = this;
     await ensureWritableDir(options.dataDir);
     if (options.config !== undefined) {
-      const { parseConfig } = await import('./config.js');
       this.currentConfig = parseConfig(options.config, 'config');
     } else {
       this.currentConfig = (await loadConfigFile(this.configPath)).config;
@@ -126,12 +125,7 @@ export class Switchboard {
     this.controlToken = options.token ?? (await loadOrCreateToken(options.dataDir));
 
     try {
-      const databaseUrl = options.databaseUrl ?? this.currentConfig.database.url;
-      this.sql = databaseUrl === 'memory://' ? await openPglite('memory://') : databaseUrl
-            ? await openPostgres(databaseUrl)
-            : options.databaseInWorker
-              ? await openPgliteInWorker(options.dataDir)
-              : await openPglite(options.dataDir);
+      this.sql = await openDatabase(options.databaseUrl ?? this.currentConfig.database.url, options);
       this.closers.push({ name: 'database', close: () => this.eventStore?.close() ?? this.sql?.close() });
       await migrate(this.sql, defaultMigrationsDir());
       this.eventStore = new EventStore(this.sql);
@@ -191,7 +185,7 @@ export class Switchboard {
 
   /** Validates, writes config.json atomically, and applies it live. */
   async updateConfig(next: ConfigInput): Promise<Config> {
-    const parsed = this.options.config !== undefined ? (await import('./config.js')).parseConfig(next) : await writeConfigFile(this.configPath, next);
+    const parsed = this.options.config !== undefined ? parseConfig(next) : await writeConfigFile(this.configPath, next);
     this.applyConfig(parsed);
     return parsed;
   }
@@ -264,8 +258,16 @@ export class Switchboard {
       }
     }
     this.eventStore = undefined;
+    this.replayEngine = undefined;
     this.sql = undefined;
   }
+}
+
+/** `memory://` (tests), a PostgreSQL URL (team mode), else PGlite in the data dir. */
+function openDatabase(url: string | null | undefined, options: SwitchboardOptions): Promise<SqlClient> {
+  if (url === 'memory://') return openPglite('memory://');
+  if (url) return openPostgres(url);
+  return options.databaseInWorker ? openPgliteInWorker(options.dataDir) : openPglite(options.dataDir);
 }
 
 export function createSwitchboard(options: SwitchboardOptions): Switchboard {
