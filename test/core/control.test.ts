@@ -32,7 +32,7 @@ beforeAll(async () => {
   await writeFile(join(uiDir, 'assets', 'app.js'), 'console.log(1)');
   await writeFile(join(tmpdir(), 'switchboard-outside.txt'), 'outside');
   t = await startTestSwitchboard({}, { rendererDir: uiDir });
-  t.sb.control.mount('/api', (_req, res) => sendJson(res, 200, { ok: true }));
+  t.sb.control.mount('/probe', (_req, res) => sendJson(res, 200, { ok: true }));
 });
 afterAll(() => t?.close());
 
@@ -45,16 +45,16 @@ describe('control port', () => {
 
   it('requires the bearer token on mounted routes', async () => {
     const host = new URL(t.sb.url.control).host;
-    const without = await raw('/api/anything', { host });
+    const without = await raw('/probe/anything', { host });
     expect(without.status).toBe(401);
     expect(without.headers['www-authenticate']).toMatch(/^Bearer/);
-    expect((await raw('/api/anything', { host, authorization: 'Bearer wrong' })).status).toBe(401);
-    expect((await raw('/api/anything', { host, authorization: `Bearer ${TEST_TOKEN}` })).status).toBe(200);
+    expect((await raw('/probe/anything', { host, authorization: 'Bearer wrong' })).status).toBe(401);
+    expect((await raw('/probe/anything', { host, authorization: `Bearer ${TEST_TOKEN}` })).status).toBe(200);
   });
 
   it('refuses a non-loopback Host (DNS rebinding) even with the token', async () => {
     for (const host of ['evil.example', 'evil.example:7778', '127.0.0.1.nip.io', '192.168.1.5:7778']) {
-      const response = await raw('/api/anything', { host, authorization: `Bearer ${TEST_TOKEN}` });
+      const response = await raw('/probe/anything', { host, authorization: `Bearer ${TEST_TOKEN}` });
       expect(response.status, host).toBe(403);
     }
     for (const host of ['localhost:1', '127.0.0.1', '[::1]:7778']) {
@@ -65,9 +65,9 @@ describe('control port', () => {
   it('refuses a foreign Origin and accepts a loopback one', async () => {
     const host = new URL(t.sb.url.control).host;
     const auth = { host, authorization: `Bearer ${TEST_TOKEN}` };
-    expect((await raw('/api/x', { ...auth, origin: 'https://evil.example' })).status).toBe(403);
-    expect((await raw('/api/x', { ...auth, origin: 'null' })).status).toBe(403);
-    expect((await raw('/api/x', { ...auth, origin: `http://${host}` })).status).toBe(200);
+    expect((await raw('/probe/x', { ...auth, origin: 'https://evil.example' })).status).toBe(403);
+    expect((await raw('/probe/x', { ...auth, origin: 'null' })).status).toBe(403);
+    expect((await raw('/probe/x', { ...auth, origin: `http://${host}` })).status).toBe(200);
   });
 
   it('serves the web UI with a strict CSP and never a file outside it', async () => {
