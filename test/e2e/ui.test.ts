@@ -131,7 +131,7 @@ describe.runIf(run)('web UI', () => {
     await page.getByRole('complementary', { name: /Event \d+/ }).getByText('"backup.done"').waitFor();
 
     await page.keyboard.press('/');
-    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('search');
+    expect(await page.evaluate('document.activeElement?.type')).toBe('search');
     await page.keyboard.type('sda-unique-7731');
     await poll(() => eventRows().count()).toBe(1);
     await page.getByRole('button', { name: 'Clear filters' }).click();
@@ -189,6 +189,28 @@ describe.runIf(run)('web UI', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('status').filter({ hasText: /Restart switchboard for receiver\.port/ }).waitFor();
     expect(t.sb.config.receiver.port).toBe(17_999);
+  });
+
+  it('keeps the rows in view still while deliveries arrive above them', async () => {
+    await Promise.all(Array.from({ length: 300 }, (_, i) => t.deliver('/webhooks/homelab', JSON.stringify({ type: 'bulk.item', n: i }), { 'content-type': 'application/json' })));
+    await page.getByRole('link', { name: 'Events' }).click();
+    const list = page.getByRole('listbox', { name: /Events/ });
+    await poll(() => eventRows().count()).toBeGreaterThan(20);
+    await list.evaluate((el) => el.scrollTo(0, 3400));
+    const firstVisible = () =>
+      list.evaluate((el) => {
+        const top = el.getBoundingClientRect().top;
+        return [...el.querySelectorAll('[role=option]')].find((row) => row.getBoundingClientRect().bottom > top + 1)?.id;
+      });
+    await poll(firstVisible).toMatch(/^event-row-/);
+    const before = await firstVisible();
+    const loaded = async () => Number(/^([\d,]+)/.exec((await page.locator('.list-footer').textContent()) ?? '')?.[1]?.replace(/,/g, ''));
+    const countBefore = await loaded();
+    await Promise.all(Array.from({ length: 5 }, (_, i) => t.deliver('/webhooks/homelab', JSON.stringify({ type: 'bulk.late', n: i }), { 'content-type': 'application/json' })));
+    await poll(loaded).toBe(countBefore + 5);
+    expect(await firstVisible()).toBe(before);
+    await list.evaluate((el) => el.scrollTo(0, 0));
+    await page.getByRole('option', { name: /bulk\.late/ }).first().waitFor();
   });
 
   it('ran without console errors or CSP violations', () => {

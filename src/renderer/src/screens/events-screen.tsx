@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
 import type { EventSummary, TrustMode } from '../../../shared/events';
 import { TRUST_MODES } from '../../../shared/events';
 import { useAppData } from '../app-data';
@@ -12,7 +12,11 @@ import { formatTime } from '../lib/time';
 import { EventDetailPane } from './event-detail';
 
 export const ROW_HEIGHT_PX = 34;
-const PAGE_SIZE = 200;
+/** The first page is small so the list shows fast; later pages are larger for fast scrolling. */
+const FIRST_PAGE_SIZE = 200;
+const PAGE_SIZE = 500;
+/** Live rows are added at most this often: a list changing faster than this is only a blur. */
+const LIVE_FLUSH_MS = 100;
 const SEARCH_DEBOUNCE_MS = 250;
 
 /**
@@ -44,7 +48,7 @@ export function EventsScreen() {
     loading.current = true;
     const mine = generation.current;
     try {
-      const page = await client.listEvents({ ...filtersToQuery(filtersRef.current), limit: PAGE_SIZE, ...(log.nextCursor ? { cursor: log.nextCursor } : {}) });
+      const page = await client.listEvents({ ...filtersToQuery(filtersRef.current), ...(log.nextCursor ? { limit: PAGE_SIZE, cursor: log.nextCursor } : { limit: FIRST_PAGE_SIZE }) });
       if (mine !== generation.current) return;
       log.appendPage(page.events, page.next_cursor);
       setLoadError(null);
@@ -75,18 +79,26 @@ export function EventsScreen() {
   useEffect(() => {
     let buffer: EventSummary[] = [];
     let frame = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let lastFlush = 0;
     let headCheck: ReturnType<typeof setTimeout> | undefined;
     const flush = () => {
       frame = 0;
+      timer = undefined;
+      lastFlush = performance.now();
       const batch = buffer;
       buffer = [];
       const added = log.prepend(batch);
       if (listRef.current && listRef.current.scrollTop > 0) pendingShift.current += added;
     };
-    // Rows arrive in bursts; one render per frame however many came in.
+    // However many rows arrive, at most one render per LIVE_FLUSH_MS, in an animation frame.
     const schedule = () => {
-      if (frame) return;
-      frame = typeof requestAnimationFrame === 'function' && document.visibilityState === 'visible' ? requestAnimationFrame(flush) : (setTimeout(flush, 50) as unknown as number);
+      if (frame || timer) return;
+      const wait = Math.max(0, lastFlush + LIVE_FLUSH_MS - performance.now());
+      timer = setTimeout(() => {
+        if (document.visibilityState === 'visible') frame = requestAnimationFrame(flush);
+        else flush();
+      }, wait);
     };
     // With a payload search (or after a reconnect) only the server knows what matches.
     const checkHead = () => {
@@ -115,36 +127,18 @@ export function EventsScreen() {
     return () => {
       unlisten();
       clearTimeout(headCheck);
-      if (frame) {
-        cancelAnimationFrame?.(frame);
-        clearTimeout(frame);
-      }
+      clearTimeout(timer);
+      if (frame) cancelAnimationFrame(frame);
     };
   }, [client, listen, log]);
 
-  // ---- the virtualized list --------------------------------------------------------------
-  const count = log.length + (log.complete ? 0 : 1);
-  const virtualizer = useVirtualizer({
-    count,
-    getScrollElement: () => listRef.current,
-    estimateSize: () => ROW_HEIGHT_PX,
-    overscan: 16,
-    getItemKey: (index) => log.at(index)?.id ?? 'more',
-  });
-  const items = virtualizer.getVirtualItems();
-
-  // Keep the rows in view still while new ones arrive above them (unless at the very top).
-  useLayoutEffect(() => {
-    if (pendingShift.current > 0 && listRef.current) {
-      listRef.current.scrollTop += pendingShift.current * ROW_HEIGHT_PX;
-    }
-    pendingShift.current = 0;
-  });
-
-  const lastIndex = items.at(-1)?.index ?? 0;
-  useEffect(() => {
-    if (!log.complete && lastIndex >= log.length - 40) void loadMore();
-  }, [lastIndex, log, log.length, loadMore]);
+  // The list calls back when its last rendered row nears the end of what is loaded.
+  const onNearEnd = useCallback(() => void loadMore(), [loadMore]);
+  const scrollToIndex = useRef<(index: number) => void>(() => undefined);
+  const pick = useCallback((id: number) => {
+    setCursorId(id);
+    setOpenId(id);
+  }, []);
 
   // ---- keyboard ----------------------------------------------------------------------------
   const moveCursor = useCallback(
@@ -155,9 +149,9 @@ export function EventsScreen() {
       const event = log.at(next);
       if (!event) return;
       setCursorId(event.id);
-      virtualizer.scrollToIndex(next, { align: 'auto' });
+      scrollToIndex.current(next);
     },
-    [cursorId, log, virtualizer],
+    [cursorId, log],
   );
 
   useEffect(() => {
@@ -208,7 +202,6 @@ export function EventsScreen() {
 
   const filtered = hasFilters({ ...filters, search: searchText });
   const empty = firstPageLoaded && log.length === 0;
-  const cursorIndex = cursorId === null ? -1 : log.indexOf(cursorId);
 
   return (
     <div className={`events-screen${openId !== null ? ' with-detail' : ''}`}>
@@ -299,56 +292,19 @@ export function EventsScreen() {
           <span className="num">Size</span>
           <span className="num">ID</span>
         </div>
-        <div
-          ref={listRef}
-          className="event-list"
-          role="listbox"
-          aria-label="Events, newest first"
-          tabIndex={0}
-          aria-activedescendant={cursorIndex >= 0 ? `event-row-${cursorId}` : undefined}
+        <EventList
+          log={log}
+          version={log.version}
+          listRef={listRef}
+          pendingShift={pendingShift}
+          scrollToIndex={scrollToIndex}
+          cursorId={cursorId}
+          openId={openId}
+          loadError={loadError}
           hidden={empty}
-        >
-          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-            {items.map((item) => {
-              const event = log.at(item.index);
-              if (!event) {
-                return (
-                  <div key={item.key} className="event-row loading-row" style={{ transform: `translateY(${item.start}px)` }} role="presentation">
-                    {loadError ? 'Could not load more.' : 'Loading…'}
-                  </div>
-                );
-              }
-              const isCursor = event.id === cursorId;
-              const isOpen = event.id === openId;
-              return (
-                <div
-                  key={item.key}
-                  id={`event-row-${event.id}`}
-                  role="option"
-                  aria-selected={isOpen}
-                  aria-posinset={item.index + 1}
-                  aria-setsize={log.complete ? log.length : -1}
-                  aria-label={`${event.provider} ${event.event_type ?? 'untyped'} event ${event.id}, ${event.trust_mode}`}
-                  className={`event-row${isCursor ? ' cursor' : ''}${isOpen ? ' open' : ''}`}
-                  style={{ transform: `translateY(${item.start}px)` }}
-                  onClick={() => {
-                    setCursorId(event.id);
-                    setOpenId(event.id);
-                  }}
-                >
-                  <span className="mono time">{formatTime(event.received_at)}</span>
-                  <span className="provider">{event.provider}</span>
-                  <span className="type">{event.event_type ?? <span className="muted">—</span>}</span>
-                  <span>
-                    <TrustBadge mode={event.trust_mode} compact />
-                  </span>
-                  <span className="num mono">{formatBytes(event.payload_size)}</span>
-                  <span className="num mono muted">#{event.id}</span>
-                </div>
-              );
-            })}
-          </div>
-        </div>
+          onPick={pick}
+          onNearEnd={onNearEnd}
+        />
         <p className="list-footer muted" aria-live="polite">
           {log.length.toLocaleString()} event{log.length === 1 ? '' : 's'} loaded{log.complete ? '' : ' (scroll for more)'} · j/k move · Enter open · r replay · / search
         </p>
@@ -357,3 +313,141 @@ export function EventsScreen() {
     </div>
   );
 }
+
+/**
+ * The virtualized rows. Its own component so that scrolling re-renders only the list, and rows
+ * are memoized so a live insert re-renders only rows whose position or state changed.
+ */
+function EventList({
+  log,
+  version,
+  listRef,
+  pendingShift,
+  scrollToIndex,
+  cursorId,
+  openId,
+  loadError,
+  hidden,
+  onPick,
+  onNearEnd,
+}: {
+  log: EventLog;
+  version: number;
+  listRef: RefObject<HTMLDivElement | null>;
+  pendingShift: RefObject<number>;
+  scrollToIndex: RefObject<(index: number) => void>;
+  cursorId: number | null;
+  openId: number | null;
+  loadError: string | null;
+  hidden: boolean;
+  onPick: (id: number) => void;
+  onNearEnd: () => void;
+}) {
+  const count = log.length + (log.complete ? 0 : 1);
+  // The virtualizer recomputes every row's position (O(rows)) when this function changes, so it
+  // changes only with the rows, not on every scroll.
+  const getItemKey = useCallback((index: number) => log.at(index)?.id ?? 'more', [log, version]);
+  const getScrollElement = useCallback(() => listRef.current, [listRef]);
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement,
+    estimateSize: () => ROW_HEIGHT_PX,
+    overscan: 12,
+    getItemKey,
+    // flushSync on every scroll event forces a synchronous render per event; batching is smoother.
+    useFlushSync: false,
+  });
+  scrollToIndex.current = (index) => virtualizer.scrollToIndex(index, { align: 'auto' });
+  const items = virtualizer.getVirtualItems();
+
+  // Keep the rows in view still while new ones arrive above them (unless at the very top).
+  useLayoutEffect(() => {
+    if (pendingShift.current > 0 && listRef.current) listRef.current.scrollTop += pendingShift.current * ROW_HEIGHT_PX;
+    pendingShift.current = 0;
+  }, [version, listRef, pendingShift]);
+
+  const lastIndex = items.at(-1)?.index ?? 0;
+  useEffect(() => {
+    if (!log.complete && lastIndex >= log.length - 40) onNearEnd();
+  }, [lastIndex, log, version, onNearEnd]);
+
+  const cursorIndex = cursorId === null ? -1 : log.indexOf(cursorId);
+  const setSize = log.complete ? log.length : -1;
+  return (
+    <div
+      ref={listRef}
+      className="event-list"
+      role="listbox"
+      aria-label="Events, newest first"
+      tabIndex={0}
+      aria-activedescendant={cursorIndex >= 0 ? `event-row-${cursorId}` : undefined}
+      hidden={hidden}
+    >
+      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+        {items.map((item) => {
+          const event = log.at(item.index);
+          if (!event) {
+            return (
+              <div key={item.key} className="event-row loading-row" style={{ transform: `translateY(${item.start}px)` }} role="presentation">
+                {loadError ? 'Could not load more.' : 'Loading…'}
+              </div>
+            );
+          }
+          return (
+            <EventRow
+              key={item.key}
+              event={event}
+              position={item.index + 1}
+              setSize={setSize}
+              start={item.start}
+              isCursor={event.id === cursorId}
+              isOpen={event.id === openId}
+              onPick={onPick}
+            />
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+const EventRow = memo(function EventRow({
+  event,
+  position,
+  setSize,
+  start,
+  isCursor,
+  isOpen,
+  onPick,
+}: {
+  event: EventSummary;
+  position: number;
+  setSize: number;
+  start: number;
+  isCursor: boolean;
+  isOpen: boolean;
+  onPick: (id: number) => void;
+}) {
+  return (
+    <div
+      id={`event-row-${event.id}`}
+      role="option"
+      aria-selected={isOpen}
+      aria-posinset={position}
+      aria-setsize={setSize}
+      aria-label={`${event.provider} ${event.event_type ?? 'untyped'} event ${event.id}, ${event.trust_mode}`}
+      className={`event-row${isCursor ? ' cursor' : ''}${isOpen ? ' open' : ''}`}
+      style={{ transform: `translateY(${start}px)` }}
+      onClick={() => onPick(event.id)}
+    >
+      <span className="mono time">{formatTime(event.received_at)}</span>
+      <span className="provider">{event.provider}</span>
+      <span className="type">{event.event_type ?? <span className="muted">—</span>}</span>
+      <span>
+        <TrustBadge mode={event.trust_mode} compact />
+      </span>
+      <span className="num mono">{formatBytes(event.payload_size)}</span>
+      <span className="num mono muted">#{event.id}</span>
+    </div>
+  );
+});
