@@ -9,6 +9,7 @@ import { loadOrCreateToken } from './control/auth.js';
 import { ControlServer } from './control/server.js';
 import { SwitchboardError } from './errors.js';
 import { consoleLogger, type Logger } from './logger.js';
+import type { McpSessions } from './mcp/sessions.js';
 import { setupMcp } from './mcp/setup.js';
 import { originOf } from './net.js';
 import { migrationsDir as defaultMigrationsDir, rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
@@ -67,6 +68,7 @@ export class Switchboard {
   private sql: SqlClient | undefined;
   private eventStore: EventStore | undefined;
   private replayEngine: ReplayEngine | undefined;
+  private mcpSessions: McpSessions | undefined;
   private receiver: Receiver | undefined;
   private controlServer: ControlServer | undefined;
   private controlToken: string | undefined;
@@ -95,6 +97,11 @@ export class Switchboard {
   get replays(): ReplayEngine {
     if (!this.replayEngine) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
     return this.replayEngine;
+  }
+
+  /** Connected MCP sessions, for the Connect screen; null before start. */
+  get mcpSessionCount(): number | null {
+    return this.mcpSessions?.size ?? null;
   }
 
   get control(): ControlServer {
@@ -156,7 +163,7 @@ export class Switchboard {
         logger: this.logger,
       });
       setupApi(this);
-      setupMcp(this);
+      this.mcpSessions = setupMcp(this);
 
       const receiverAddress = await this.receiver.start();
       this.closers.push({ name: 'receiver', close: () => this.receiver?.stop() });

@@ -201,8 +201,7 @@ function implement(sb: Switchboard): Implementation {
         token,
         claude_command: claudeCommand(url.mcp, token),
         mcp_json: JSON.stringify(mcpJson, null, 2),
-        // TODO(mcp): report connected sessions once the MCP server exposes a count.
-        mcp_sessions: null,
+        mcp_sessions: sb.mcpSessionCount,
         data_dir: sb.options.dataDir,
       };
     },

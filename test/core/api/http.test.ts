@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sign } from '@octokit/webhooks-methods';
 import { readFile, stat, writeFile, mkdtemp } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -299,6 +301,20 @@ describe('settings, server info, clearing', () => {
     expect(info.claude_command).toBe(`claude mcp add --transport http switchboard ${t.sb.url.mcp} --header "Authorization: Bearer ${TEST_TOKEN}"`);
     expect(JSON.parse(info.mcp_json)).toEqual({ mcpServers: { switchboard: { type: 'http', url: t.sb.url.mcp, headers: { Authorization: `Bearer ${TEST_TOKEN}` } } } });
     expect(info.mcp_url).toBe(t.sb.url.mcp);
+    expect(info.mcp_sessions).toBe(0);
+  });
+
+  it('counts connected MCP sessions', async () => {
+    const client = new Client({ name: 'api-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(t.sb.url.mcp), { requestInit: { headers: { authorization: `Bearer ${TEST_TOKEN}` } } });
+    await client.connect(transport);
+    try {
+      expect((await ok('getServerInfo')).mcp_sessions).toBe(1);
+    } finally {
+      await transport.terminateSession();
+      await client.close();
+    }
+    await expect.poll(async () => (await ok('getServerInfo')).mcp_sessions).toBe(0);
   });
 
   it('clears every event', async () => {
