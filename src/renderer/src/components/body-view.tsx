@@ -26,7 +26,7 @@ export function BodyView({ payload, encoding, contentType, label = 'Body' }: { p
 
   return (
     <Tabs label={`${label} view`} tabs={views} selected={view} onSelect={setChosen}>
-      {view === 'json' && json && <JsonTree value={json.value} label={label} />}
+      {view === 'json' && json && <JsonTree value={json.value} label={label} openDepth={3} />}
       {view === 'form' && form && (
         <table className="kv-table" aria-label={`${label} form fields`}>
           <tbody>

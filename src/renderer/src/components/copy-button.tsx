@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 
 /** Copies `text`; says so in words (announced to screen readers), then resets. */
-export function CopyButton({ text, label, className }: { text: string; label: string; className?: string }) {
+export function CopyButton({ text, label, idleText = 'Copy', className }: { text: string; label: string; idleText?: string; className?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
@@ -21,7 +21,7 @@ export function CopyButton({ text, label, className }: { text: string; label: st
 
   return (
     <button type="button" className={`copy-button ${className ?? ''}`} onClick={() => void copy()} aria-label={label}>
-      <span aria-live="polite">{state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy' : 'Copy'}</span>
+      <span aria-live="polite">{state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy' : idleText}</span>
     </button>
   );
 }

@@ -36,7 +36,9 @@ export function NoProviders() {
 
 export function EmptyEvents({ providers }: { providers: ProviderView[] }) {
   const { settings } = useAppData();
-  const webhook = providers.find((view) => view.status.enabled && view.receive_url) ?? providers.find((view) => view.receive_url);
+  // Teach with the provider a plain curl can reach: open, then token, then a signed one.
+  const rank = (view: ProviderView) => ['open', 'token', 'signed'].indexOf(view.status.trust_mode) + (view.status.enabled ? 0 : 10);
+  const webhook = providers.filter((view) => view.receive_url).sort((a, b) => rank(a) - rank(b))[0];
   if (!webhook) {
     return (
       <div className="empty-state">

@@ -112,7 +112,7 @@ export function EventDetailPane({
               {curlTarget && (
                 <CopyButton
                   label="Copy as cURL"
-                  className="with-text"
+                  idleText="Copy as cURL"
                   text={buildCurl({ url: curlTarget, headers: event.headers, payload: event.payload, encoding: event.payload_encoding })}
                 />
               )}

@@ -275,16 +275,20 @@ export function EventsScreen() {
           </p>
         )}
 
-        {empty && !filtered && providers?.length === 0 && <NoProviders />}
-        {empty && !filtered && providers && providers.length > 0 && <EmptyEvents providers={providers} />}
-        {empty && filtered && (
-          <div className="empty-state">
-            <h2>No events match these filters</h2>
-            <p>Payload search matches raw bytes and event types. Clear a filter to widen it.</p>
+        {empty && (
+          <div className="events-empty">
+            {!filtered && providers?.length === 0 && <NoProviders />}
+            {!filtered && providers && providers.length > 0 && <EmptyEvents providers={providers} />}
+            {filtered && (
+              <div className="empty-state">
+                <h2>No events match these filters</h2>
+                <p>Payload search matches raw bytes and event types. Clear a filter to widen it.</p>
+              </div>
+            )}
           </div>
         )}
 
-        <div className="event-row event-header" aria-hidden="true">
+        <div className="event-row event-header" aria-hidden="true" hidden={empty}>
           <span>Received</span>
           <span>Provider</span>
           <span>Type</span>

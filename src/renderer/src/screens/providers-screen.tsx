@@ -254,6 +254,7 @@ function ProviderFormPanel({ editing, onDone }: { editing: { mode: 'add' } | { m
               <SecretRowEditor
                 key={index}
                 row={row}
+                envPlaceholder={`${(form.name || form.kind).toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_${form.kind === 'token' || form.kind === 'gitlab' ? 'TOKEN' : 'WEBHOOK_SECRET'}`}
                 label={`Secret ${index + 1}`}
                 onChange={(next) => set('secrets', form.secrets.map((current, i) => (i === index ? next : current)))}
                 onRemove={() => set('secrets', form.secrets.filter((_, i) => i !== index))}
@@ -282,7 +283,7 @@ function ProviderFormPanel({ editing, onDone }: { editing: { mode: 'add' } | { m
         {queue && (
           <fieldset>
             <legend>Redis</legend>
-            {form.url && <SecretRowEditor row={form.url} label="Redis URL" onChange={(next) => set('url', next)} />}
+            {form.url && <SecretRowEditor row={form.url} label="Redis URL" envPlaceholder="REDIS_URL" onChange={(next) => set('url', next)} />}
             {form.kind === 'redis-pubsub' ? (
               <div className="form-grid">
                 <label className="field">
@@ -315,7 +316,7 @@ function ProviderFormPanel({ editing, onDone }: { editing: { mode: 'add' } | { m
 
         <label className="field wide">
           <span>Forward every event to (one URL per line)</span>
-          <textarea aria-label="Forward every event to" rows={2} value={form.forward_to} onChange={(event) => set('forward_to', event.target.value)} placeholder="http://localhost:3000/webhooks/github" />
+          <textarea aria-label="Forward every event to" rows={2} value={form.forward_to} onChange={(event) => set('forward_to', event.target.value)} placeholder={`http://localhost:3000/webhooks/${form.name || '<name>'}`} />
           <span className="help">Like stripe listen --forward-to, for any provider: each accepted event is replayed there (re-signed).</span>
         </label>
 
@@ -343,7 +344,19 @@ function ProviderFormPanel({ editing, onDone }: { editing: { mode: 'add' } | { m
   );
 }
 
-function SecretRowEditor({ row, label, onChange, onRemove }: { row: SecretRow; label: string; onChange: (row: SecretRow) => void; onRemove?: () => void }) {
+function SecretRowEditor({
+  row,
+  label,
+  envPlaceholder,
+  onChange,
+  onRemove,
+}: {
+  row: SecretRow;
+  label: string;
+  envPlaceholder: string;
+  onChange: (row: SecretRow) => void;
+  onRemove?: () => void;
+}) {
   return (
     <div className="secret-row" role="group" aria-label={label}>
       {row.source === 'keep' ? (
@@ -360,7 +373,7 @@ function SecretRowEditor({ row, label, onChange, onRemove }: { row: SecretRow; l
             <option value="value">Value</option>
           </select>
           {row.source === 'env' ? (
-            <input aria-label={`${label} environment variable`} className="mono" value={row.env} placeholder="GITHUB_WEBHOOK_SECRET" onChange={(event) => onChange({ source: 'env', env: event.target.value })} />
+            <input aria-label={`${label} environment variable`} className="mono" value={row.env} placeholder={envPlaceholder} onChange={(event) => onChange({ source: 'env', env: event.target.value })} />
           ) : (
             <input aria-label={`${label} value`} type="password" autoComplete="off" className="mono" value={row.value} onChange={(event) => onChange({ source: 'value', value: event.target.value })} />
           )}
