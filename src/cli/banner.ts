@@ -1,9 +1,5 @@
 import type { Switchboard } from '../core/switchboard.js';
-
-/** The exact command that connects Claude Code; the UI's Connect screen shows the same line. */
-export function claudeCommand(mcpUrl: string, token: string): string {
-  return `claude mcp add --transport http switchboard ${mcpUrl} --header "Authorization: Bearer ${token}"`;
-}
+import { claudeCommand } from '../shared/connect.js';
 
 export function banner(switchboard: Switchboard): string {
   const { config, url, token } = switchboard;

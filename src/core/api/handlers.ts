@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { claudeCommand } from '../../cli/banner.js';
+import { claudeCommand, mcpJsonSnippet } from '../../shared/connect.js';
 import { API, type ApiOutput, type ApiParsedInput, type ProviderInput, type SecretInput, type Settings, type SecretSourceView, type ProviderView, type SwitchboardApi } from '../../shared/api.js';
 import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
 import { REDACTED } from '../../shared/events.js';
@@ -191,7 +191,6 @@ function implement(sb: Switchboard): Implementation {
 
     async getServerInfo() {
       const { url, token, config } = sb;
-      const mcpJson = { mcpServers: { switchboard: { type: 'http', url: url.mcp, headers: { Authorization: `Bearer ${token}` } } } };
       return {
         version: sb.version,
         receiver_url: url.receiver,
@@ -200,7 +199,7 @@ function implement(sb: Switchboard): Implementation {
         mcp_url: url.mcp,
         token,
         claude_command: claudeCommand(url.mcp, token),
-        mcp_json: JSON.stringify(mcpJson, null, 2),
+        mcp_json: mcpJsonSnippet(url.mcp, token),
         mcp_sessions: sb.mcpSessionCount,
         data_dir: sb.options.dataDir,
       };
