@@ -12,5 +12,7 @@ export default defineConfig({
   },
   renderer: {
     plugins: [react()],
+    // electron-vite leaves bundles unminified by default; the browser UI loads this over HTTP.
+    build: { minify: true },
   },
 });
