@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from './bus.js';
 import { setupApi } from './api/http.js';
+import type { SwitchboardApi } from '../shared/api.js';
 import { configWarnings, loadConfigFile, parseConfig, writeConfigFile, type Config, type ConfigInput, type SecretVault } from './config.js';
 import { loadOrCreateToken } from './control/auth.js';
 import { ControlServer } from './control/server.js';
@@ -69,6 +70,7 @@ export class Switchboard {
   private eventStore: EventStore | undefined;
   private replayEngine: ReplayEngine | undefined;
   private mcpSessions: McpSessions | undefined;
+  private apiHandlers: SwitchboardApi | undefined;
   private receiver: Receiver | undefined;
   private controlServer: ControlServer | undefined;
   private controlToken: string | undefined;
@@ -97,6 +99,12 @@ export class Switchboard {
   get replays(): ReplayEngine {
     if (!this.replayEngine) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
     return this.replayEngine;
+  }
+
+  /** The UI API (src/shared/api.ts), served over HTTP here and over IPC by the desktop shell. */
+  get api(): SwitchboardApi {
+    if (!this.apiHandlers) throw new Error('switchboard is not started');
+    return this.apiHandlers;
   }
 
   /** Connected MCP sessions, for the Connect screen; null before start. */
@@ -162,7 +170,7 @@ export class Switchboard {
         rendererDir: options.rendererDir === undefined ? existingDir(defaultRendererDir()) : options.rendererDir,
         logger: this.logger,
       });
-      setupApi(this);
+      this.apiHandlers = setupApi(this);
       this.mcpSessions = setupMcp(this);
 
       const receiverAddress = await this.receiver.start();

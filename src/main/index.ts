@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { app, BrowserWindow, ipcMain, Menu, nativeImage, protocol, safeStorage, session, shell, Tray } from 'electron';
-import { createApiHandlers } from '../core/api/handlers.js';
 import { createSwitchboard } from '../core/switchboard.js';
 import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, STARTUP_ERROR_URL, createAppProtocolHandler, isAppUrl } from './app-protocol.js';
 import { startupErrorHtml, type StartupFailure } from './error-screen.js';
@@ -73,7 +72,7 @@ async function start(): Promise<void> {
     logger,
   );
   // The window opens at once; API calls made while the database opens wait for it.
-  const api = starting.then((started) => (started.ok ? createApiHandlers(started.sb) : Promise.reject(started.error)));
+  const api = starting.then((started) => (started.ok ? started.sb.api : Promise.reject(started.error)));
   api.catch(() => undefined); // a failed start is shown by the error page, not by each call
   const senders: SenderPolicy = { contents: () => mainWindow.contents(), isAppUrl: isOurUrl };
   setupIpc(ipcMain, { api, senders, logger });

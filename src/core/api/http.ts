@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
-import type { LiveMessage } from '../../shared/api.js';
+import type { LiveMessage, SwitchboardApi } from '../../shared/api.js';
 import { sendJson } from '../control/server.js';
 import { httpStatusFor, SwitchboardError } from '../errors.js';
 import type { Switchboard } from '../switchboard.js';
@@ -26,7 +26,11 @@ const SSE_HEARTBEAT_MS = 15_000;
 
 const METHODS = new Set<string>(API_METHODS);
 
-export function setupApi(sb: Switchboard): void {
+/**
+ * Mounts `/api` on the control port and returns the handlers, which the desktop shell's IPC
+ * transport shares: one instance, so edits from a browser and the window are serialized together.
+ */
+export function setupApi(sb: Switchboard): SwitchboardApi {
   const api = createApiHandlers(sb);
   const streams = new Set<ServerResponse>();
 
@@ -56,6 +60,7 @@ export function setupApi(sb: Switchboard): void {
     for (const stream of streams) stream.end();
     streams.clear();
   });
+  return api;
 }
 
 function sendError(res: ServerResponse, status: number, code: string, message: string): void {
