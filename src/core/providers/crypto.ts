@@ -24,6 +24,21 @@ export function matchingSecret<T>(secrets: readonly T[], matches: (secret: T) =>
   return matched;
 }
 
+/**
+ * `t=1,v1=a,v1=b` (Stripe, ",") or `ts=1;h1=a;h1=b` (Paddle, ";"): each key's values in order.
+ * Several values per key are how these providers sign with two secrets during a rollover.
+ */
+export function parseSignatureList(header: string, separator: ',' | ';'): Map<string, string[]> {
+  const values = new Map<string, string[]>();
+  for (const part of header.split(separator)) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const key = part.slice(0, eq).trim();
+    values.set(key, [...(values.get(key) ?? []), part.slice(eq + 1).trim()]);
+  }
+  return values;
+}
+
 export function hmac(algorithm: 'sha256' | 'sha1', key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
   const mac = createHmac(algorithm, key);
   for (const part of parts) mac.update(part);

@@ -3,7 +3,7 @@
  * Defends against forged deliveries to a tunneled URL; GitHub signs no timestamp, so replay
  * protection is the delivery id (X-GitHub-Delivery) deduplicated by the store.
  */
-import { hmac, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, stringField } from './crypto.js';
+import { hmac, matchingSecret, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, stringField } from './crypto.js';
 import type { Verifier } from './verifier.js';
 
 const SIGNATURE_HEADER = 'x-hub-signature-256';
@@ -33,11 +33,7 @@ export const githubVerifier: Verifier = {
     if (!SIGNATURE_PATTERN.test(given)) {
       return { ok: false, reason: 'signature_malformed', hint: 'X-Hub-Signature-256 is not of the form sha256=<64 hex digits>' };
     }
-    // Every secret is compared (no early exit) so rotation does not leak which one matched by timing.
-    let matched = -1;
-    secrets.forEach((secret, index) => {
-      if (safeEqual(signature(secret, delivery.rawBody), given) && matched < 0) matched = index;
-    });
+    const matched = matchingSecret(secrets, (secret) => safeEqual(signature(secret, delivery.rawBody), given));
     if (matched >= 0) return { ok: true, detail: `github: X-Hub-Signature-256 verified with secret #${matched + 1}` };
     const reserialized = reserializations(delivery.rawBody).some((body) => secrets.some((secret) => safeEqual(signature(secret, body), given)));
     return {

@@ -4,7 +4,7 @@
  * body) and against replaying a captured delivery (timestamp within the tolerance, both
  * directions).
  */
-import { hmac, matchingSecret, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, skewSeconds, stringField } from './crypto.js';
+import { hmac, matchingSecret, mismatchHint, parseJson, parseSignatureList, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, skewSeconds, stringField } from './crypto.js';
 import type { Verifier } from './verifier.js';
 
 const HEADER = 'paddle-signature';
@@ -24,16 +24,9 @@ export const paddleVerifier: Verifier = {
     if (header === undefined) {
       return { ok: false, reason: 'signature_missing', hint: 'no Paddle-Signature header: is this URL a notification destination in Paddle (Developer tools → Notifications)?' };
     }
-    let timestamp: string | undefined;
-    const given: string[] = [];
-    for (const part of header.split(';')) {
-      const eq = part.indexOf('=');
-      if (eq < 0) continue;
-      const key = part.slice(0, eq).trim();
-      const value = part.slice(eq + 1).trim();
-      if (key === 'ts') timestamp = value;
-      else if (key === 'h1' && H1_PATTERN.test(value.toLowerCase())) given.push(value.toLowerCase());
-    }
+    const parts = parseSignatureList(header, ';');
+    const timestamp = parts.get('ts')?.[0];
+    const given = (parts.get('h1') ?? []).map((value) => value.toLowerCase()).filter((value) => H1_PATTERN.test(value));
     if (timestamp === undefined || !/^\d+$/.test(timestamp)) {
       return { ok: false, reason: 'signature_malformed', hint: 'Paddle-Signature has no ts=<unix seconds> element' };
     }

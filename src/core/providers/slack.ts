@@ -4,7 +4,7 @@
  * request (timestamp within 300 s, both directions). Bodies are JSON (Events API) or
  * form-encoded (slash commands, interactivity with a `payload` field).
  */
-import { hmac, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, skewSeconds, stringField } from './crypto.js';
+import { hmac, matchingSecret, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, skewSeconds, stringField } from './crypto.js';
 import type { Delivery, Verifier } from './verifier.js';
 
 const SIGNATURE = 'x-slack-signature';
@@ -43,10 +43,7 @@ export const slackVerifier: Verifier = {
       return { ok: false, reason: 'signature_malformed', hint: 'X-Slack-Signature must be v0=<64 hex digits> with a numeric X-Slack-Request-Timestamp' };
     }
     const normalized = given.trim().toLowerCase();
-    let matched = -1;
-    secrets.forEach((secret, index) => {
-      if (safeEqual(v0(secret, timestamp, delivery.rawBody), normalized) && matched < 0) matched = index;
-    });
+    const matched = matchingSecret(secrets, (secret) => safeEqual(v0(secret, timestamp, delivery.rawBody), normalized));
     if (matched < 0) {
       const reserialized = reserializations(delivery.rawBody).some((body) => secrets.some((secret) => safeEqual(v0(secret, timestamp, body), normalized)));
       return {

@@ -3,7 +3,7 @@
  * Defends against forgery (HMAC) and replay of a captured delivery (timestamp within the
  * tolerance, both directions). Several v1 values may be present while Stripe rolls a secret.
  */
-import { hmac, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, skewSeconds, stringField } from './crypto.js';
+import { hmac, matchingSecret, mismatchHint, parseSignatureList, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, skewSeconds, stringField } from './crypto.js';
 import type { Verifier } from './verifier.js';
 
 const HEADER = 'stripe-signature';
@@ -22,26 +22,18 @@ export const stripeVerifier: Verifier = {
     if (header === undefined) {
       return { ok: false, reason: 'signature_missing', hint: 'no Stripe-Signature header: is this endpoint registered in Stripe (or `stripe listen`) with this URL?' };
     }
-    let timestamp: string | undefined;
-    const signatures: string[] = [];
-    for (const part of header.split(',')) {
-      const eq = part.indexOf('=');
-      if (eq < 0) continue;
-      const key = part.slice(0, eq).trim();
-      const value = part.slice(eq + 1).trim();
-      if (key === 't') timestamp = value;
-      else if (key === 'v1') signatures.push(value.toLowerCase());
-    }
+    const parts = parseSignatureList(header, ',');
+    const timestamp = parts.get('t')?.[0];
+    const signatures = (parts.get('v1') ?? []).map((value) => value.toLowerCase());
     if (timestamp === undefined || !/^\d+$/.test(timestamp)) {
       return { ok: false, reason: 'signature_malformed', hint: 'Stripe-Signature has no t=<unix seconds> element' };
     }
     if (signatures.length === 0) {
       return { ok: false, reason: 'signature_malformed', hint: 'Stripe-Signature has no v1= signature (only v1 is checked; v0 is for test mode legacy)' };
     }
-    const expected = secrets.map((secret) => v1(secret, timestamp, delivery.rawBody));
-    let matched = -1;
-    expected.forEach((mac, index) => {
-      if (signatures.some((given) => safeEqual(mac, given)) && matched < 0) matched = index;
+    const matched = matchingSecret(secrets, (secret) => {
+      const expected = v1(secret, timestamp, delivery.rawBody);
+      return signatures.some((given) => safeEqual(expected, given));
     });
     if (matched < 0) {
       const reserialized = reserializations(delivery.rawBody).some((body) =>

@@ -4,7 +4,7 @@
  * who found the tunnel URL. Accepted as `Authorization: Bearer <t>`, `X-Switchboard-Token: <t>`
  * or `?token=<t>` (for senders that can only set a URL), or GitLab's `X-Gitlab-Token`.
  */
-import { parseJson, safeEqual, stringField } from './crypto.js';
+import { matchingSecret, parseJson, safeEqual, stringField } from './crypto.js';
 import type { Delivery, Verification, VerifyContext, Verifier } from './verifier.js';
 
 function presentedToken(delivery: Delivery): string | undefined {
@@ -20,10 +20,7 @@ function checkToken(given: string | undefined, { secrets }: VerifyContext, how: 
   if (given === undefined || given === '') {
     return { ok: false, reason: 'token_missing', hint: `no token presented: send it as ${how}` };
   }
-  let matched = -1;
-  secrets.forEach((secret, index) => {
-    if (safeEqual(secret, given) && matched < 0) matched = index;
-  });
+  const matched = matchingSecret(secrets, (secret) => safeEqual(secret, given));
   if (matched < 0) {
     return { ok: false, reason: 'token_mismatch', hint: 'the token does not match the configured one (check for a stale copy or trailing whitespace)' };
   }
