@@ -1,6 +1,7 @@
 import { readFile, writeFile, rename, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { QUEUE_KINDS, WEBHOOK_KINDS } from '../shared/providers.js';
 import { SwitchboardError } from './errors.js';
 
 /**
@@ -18,20 +19,6 @@ export const SecretSourceSchema = z.union([
 ]);
 export type SecretSource = z.infer<typeof SecretSourceSchema>;
 
-export const SIGNED_KINDS = [
-  'github',
-  'stripe',
-  'slack',
-  'shopify',
-  'standard-webhooks',
-  'linear',
-  'paddle',
-  'discord',
-  'twilio',
-] as const;
-export const TOKEN_KINDS = ['token', 'gitlab'] as const;
-export const WEBHOOK_KINDS = [...SIGNED_KINDS, ...TOKEN_KINDS, 'open'] as const;
-export const QUEUE_KINDS = ['redis-pubsub', 'redis-stream'] as const;
 
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 export type QueueKind = (typeof QUEUE_KINDS)[number];

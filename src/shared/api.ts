@@ -8,7 +8,7 @@ import {
   ReplaySchema,
   TrustModeSchema,
 } from './events.js';
-import { ProviderStatusSchema } from './providers.js';
+import { PROVIDER_KINDS, ProviderStatusSchema } from './providers.js';
 
 /**
  * The UI API contract: one input and one output schema per method. The HTTP transport
@@ -62,21 +62,6 @@ export const ClearEventsOutputSchema = z.object({ cleared: z.literal(true) });
 // ---------------------------------------------------------------------------------------------
 // Providers
 
-// Mirrors src/core/config.ts (shared code may not import the core); a core test keeps them equal.
-export const SIGNED_PROVIDER_KINDS = [
-  'github',
-  'stripe',
-  'slack',
-  'shopify',
-  'standard-webhooks',
-  'linear',
-  'paddle',
-  'discord',
-  'twilio',
-] as const;
-export const TOKEN_PROVIDER_KINDS = ['token', 'gitlab'] as const;
-export const QUEUE_PROVIDER_KINDS = ['redis-pubsub', 'redis-stream'] as const;
-export const PROVIDER_KINDS = [...SIGNED_PROVIDER_KINDS, ...TOKEN_PROVIDER_KINDS, 'open', ...QUEUE_PROVIDER_KINDS] as const;
 export const ProviderKindSchema = z.enum(PROVIDER_KINDS);
 export type ProviderKind = z.infer<typeof ProviderKindSchema>;
 

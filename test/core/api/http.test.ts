@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactDatabaseUrl } from '../../../src/core/api/handlers.js';
-import { QUEUE_KINDS, SIGNED_KINDS, TOKEN_KINDS, WEBHOOK_KINDS } from '../../../src/core/config.js';
-import { API, LiveMessageSchema, PROVIDER_KINDS, QUEUE_PROVIDER_KINDS, SIGNED_PROVIDER_KINDS, TOKEN_PROVIDER_KINDS, type LiveMessage } from '../../../src/shared/api.js';
+import { API, LiveMessageSchema, type LiveMessage } from '../../../src/shared/api.js';
 import { API_METHODS, type ApiMethod } from '../../../src/shared/api-methods.js';
 import { startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../../helpers/core.js';
 
@@ -98,12 +97,8 @@ afterAll(async () => {
 });
 
 describe('the contract', () => {
-  it('has a schema pair for every method and mirrors the core provider kinds', () => {
+  it('has a schema pair for every method', () => {
     expect(Object.keys(API).sort()).toEqual([...API_METHODS].sort());
-    expect(SIGNED_PROVIDER_KINDS).toEqual(SIGNED_KINDS);
-    expect(TOKEN_PROVIDER_KINDS).toEqual(TOKEN_KINDS);
-    expect(QUEUE_PROVIDER_KINDS).toEqual(QUEUE_KINDS);
-    expect([...PROVIDER_KINDS].sort()).toEqual([...WEBHOOK_KINDS, ...QUEUE_KINDS].sort());
   });
 
   it('redacts database passwords', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SIGNED_KINDS, TOKEN_KINDS, WEBHOOK_KINDS } from '../../../src/core/config.js';
+import { SIGNED_KINDS, TOKEN_KINDS, WEBHOOK_KINDS } from '../../../src/shared/providers.js';
 import { allVerifiers, verifierFor } from '../../../src/core/providers/registry.js';
 import { isSecretHeader, sanitizeHeaders } from '../../../src/core/redact.js';
 

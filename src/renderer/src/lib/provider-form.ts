@@ -1,4 +1,5 @@
-import { QUEUE_PROVIDER_KINDS, SIGNED_PROVIDER_KINDS, TOKEN_PROVIDER_KINDS, type ProviderInput, type ProviderKind, type ProviderView, type SecretInput, type SecretSourceView } from '../../../shared/api';
+import { QUEUE_KINDS, SIGNED_KINDS, TOKEN_KINDS } from '../../../shared/providers';
+import { type ProviderInput, type ProviderKind, type ProviderView, type SecretInput, type SecretSourceView } from '../../../shared/api';
 
 /**
  * The add/edit provider form's state and its conversion to the API input. Secrets are
@@ -26,9 +27,9 @@ export interface ProviderForm {
 
 export const TIMESTAMPED_KINDS: readonly ProviderKind[] = ['stripe', 'slack', 'standard-webhooks', 'paddle', 'discord', 'linear'];
 
-export const isQueueKind = (kind: ProviderKind) => (QUEUE_PROVIDER_KINDS as readonly string[]).includes(kind);
+export const isQueueKind = (kind: ProviderKind) => (QUEUE_KINDS as readonly string[]).includes(kind);
 export const needsSecrets = (kind: ProviderKind) =>
-  kind !== 'discord' && ((SIGNED_PROVIDER_KINDS as readonly string[]).includes(kind) || (TOKEN_PROVIDER_KINDS as readonly string[]).includes(kind));
+  kind !== 'discord' && ((SIGNED_KINDS as readonly string[]).includes(kind) || (TOKEN_KINDS as readonly string[]).includes(kind));
 
 export function emptyForm(): ProviderForm {
   return {

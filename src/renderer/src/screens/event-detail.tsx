@@ -9,6 +9,7 @@ import { formatBytes } from '../lib/bytes';
 import { buildCurl } from '../lib/curl';
 import { formatTime } from '../lib/time';
 import { ReplayPanel } from './replay-panel';
+import { HeaderTable } from '../components/header-table';
 
 const TRUST_EXPLAINED: Record<EventDetail['trust_mode'], string> = {
   signed: 'Signature verified over the raw body.',
@@ -122,18 +123,7 @@ export function EventDetailPane({
 
           <details className="headers-section" open>
             <summary>Headers ({Object.keys(event.headers).length})</summary>
-            <table className="kv-table" aria-label="Request headers">
-              <tbody>
-                {Object.entries(event.headers).map(([name, value]) => (
-                  <tr key={name}>
-                    <th scope="row" className="mono">
-                      {name}
-                    </th>
-                    <td className="mono">{value}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <HeaderTable headers={event.headers} label="Request headers" />
           </details>
 
           <ReplayPanel event={event} replays={replays} onReplayed={(replay) => setReplays((list) => (list.some((r) => r.id === replay.id) ? list : [replay, ...list]))} pendingReplay={pendingReplay} onReplayStarted={onReplayStarted} />

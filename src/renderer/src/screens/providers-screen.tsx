@@ -1,5 +1,6 @@
 import { useEffect, useId, useState } from 'react';
-import { PROVIDER_KINDS, QUEUE_PROVIDER_KINDS, SIGNED_PROVIDER_KINDS, TOKEN_PROVIDER_KINDS, type ProviderView } from '../../../shared/api';
+import { type ProviderView } from '../../../shared/api';
+import { PROVIDER_KINDS, QUEUE_KINDS, SIGNED_KINDS, TOKEN_KINDS } from '../../../shared/providers';
 import type { Rejection } from '../../../shared/events';
 import { useAppData } from '../app-data';
 import { CopyField } from '../components/copy-button';
@@ -174,10 +175,10 @@ function ProviderCard({ view, onEdit }: { view: ProviderView; onEdit: () => void
 }
 
 const KIND_GROUPS: { label: string; kinds: readonly string[] }[] = [
-  { label: 'Signed (verified)', kinds: SIGNED_PROVIDER_KINDS },
-  { label: 'Token', kinds: TOKEN_PROVIDER_KINDS },
+  { label: 'Signed (verified)', kinds: SIGNED_KINDS },
+  { label: 'Token', kinds: TOKEN_KINDS },
   { label: 'Open (no check)', kinds: ['open'] },
-  { label: 'Queue', kinds: QUEUE_PROVIDER_KINDS },
+  { label: 'Queue', kinds: QUEUE_KINDS },
 ];
 
 function ProviderFormPanel({ editing, onDone }: { editing: { mode: 'add' } | { mode: 'edit'; view: ProviderView }; onDone: () => void }) {

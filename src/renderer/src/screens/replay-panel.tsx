@@ -4,6 +4,7 @@ import { useAppData } from '../app-data';
 import { BodyView } from '../components/body-view';
 import { parseHeaderLines } from '../lib/headers';
 import { formatTime } from '../lib/time';
+import { HeaderTable } from '../components/header-table';
 
 /**
  * Replay: target (the configured default pre-filled), re-sign, optional edited payload and
@@ -193,18 +194,7 @@ function ReplayResult({ replay }: { replay: Replay }) {
       {replay.response_headers && Object.keys(replay.response_headers).length > 0 && (
         <details>
           <summary>Response headers ({Object.keys(replay.response_headers).length})</summary>
-          <table className="kv-table" aria-label="Response headers">
-            <tbody>
-              {Object.entries(replay.response_headers).map(([name, value]) => (
-                <tr key={name}>
-                  <th scope="row" className="mono">
-                    {name}
-                  </th>
-                  <td className="mono">{value}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <HeaderTable headers={replay.response_headers} label="Response headers" />
         </details>
       )}
       {replay.response_body !== null && replay.response_body_encoding !== null && (
