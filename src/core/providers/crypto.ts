@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Verification } from './verifier.js';
 
 /** Constant-time comparison of two strings; different lengths compare unequal without leaking where. */
 export function safeEqual(a: string, b: string): boolean {
@@ -37,6 +38,44 @@ export function parseSignatureList(header: string, separator: ',' | ';'): Map<st
     values.set(key, [...(values.get(key) ?? []), part.slice(eq + 1).trim()]);
   }
   return values;
+}
+
+type Refusal = Extract<Verification, { ok: false }>;
+
+/**
+ * The check every body-signing HMAC scheme shares: which configured secret produced one of the
+ * `given` signatures over the raw bytes. When none did, the refusal tells a relay that
+ * re-serialized the JSON (a secret matches a re-serialized copy) apart from a wrong secret.
+ * `sign(secret, body)` must return the signature in the same form as `given`.
+ */
+export function checkBodySignature(options: {
+  secrets: readonly string[];
+  rawBody: Buffer;
+  given: readonly string[];
+  sign: (secret: string, body: Buffer) => string;
+  /** What was checked, for the hint, e.g. "Stripe-Signature v1". */
+  what: string;
+  /** Where this provider keeps its secret, appended to the wrong-secret hint. */
+  advice: string;
+}): { matched: number } | Refusal {
+  const { secrets, rawBody, given, sign } = options;
+  const matches = (secret: string, body: Buffer) => {
+    const expected = sign(secret, body);
+    return given.some((value) => safeEqual(expected, value));
+  };
+  const matched = matchingSecret(secrets, (secret) => matches(secret, rawBody));
+  if (matched >= 0) return { matched };
+  const reserialized = reserializations(rawBody).some((body) => secrets.some((secret) => matches(secret, body)));
+  return {
+    ok: false,
+    reason: 'signature_mismatch',
+    hint: reserialized ? RESERIALIZED_HINT : `${mismatchHint(options.what, secrets.length)} (${options.advice})`,
+  };
+}
+
+/** A refusal when the sender's clock (or a captured request's age) is outside the tolerance. */
+export function checkSkew(skewS: number, toleranceS: number): Refusal | null {
+  return Math.abs(skewS) > toleranceS ? { ok: false, reason: 'timestamp_out_of_tolerance', hint: skewHint(skewS, toleranceS) } : null;
 }
 
 export function hmac(algorithm: 'sha256' | 'sha1', key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {

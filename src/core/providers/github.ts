@@ -3,7 +3,7 @@
  * Defends against forged deliveries to a tunneled URL; GitHub signs no timestamp, so replay
  * protection is the delivery id (X-GitHub-Delivery) deduplicated by the store.
  */
-import { hmac, matchingSecret, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, stringField } from './crypto.js';
+import { checkBodySignature, hmac, parseJson, stringField } from './crypto.js';
 import type { Verifier } from './verifier.js';
 
 const SIGNATURE_HEADER = 'x-hub-signature-256';
@@ -33,14 +33,16 @@ export const githubVerifier: Verifier = {
     if (!SIGNATURE_PATTERN.test(given)) {
       return { ok: false, reason: 'signature_malformed', hint: 'X-Hub-Signature-256 is not of the form sha256=<64 hex digits>' };
     }
-    const matched = matchingSecret(secrets, (secret) => safeEqual(signature(secret, delivery.rawBody), given));
-    if (matched >= 0) return { ok: true, detail: `github: X-Hub-Signature-256 verified with secret #${matched + 1}` };
-    const reserialized = reserializations(delivery.rawBody).some((body) => secrets.some((secret) => safeEqual(signature(secret, body), given)));
-    return {
-      ok: false,
-      reason: 'signature_mismatch',
-      hint: reserialized ? RESERIALIZED_HINT : mismatchHint('X-Hub-Signature-256', secrets.length),
-    };
+    const check = checkBodySignature({
+      secrets,
+      rawBody: delivery.rawBody,
+      given: [given],
+      sign: signature,
+      what: 'X-Hub-Signature-256',
+      advice: "the secret is set per webhook under the repository's or organization's Settings → Webhooks",
+    });
+    if ('reason' in check) return check;
+    return { ok: true, detail: `github: X-Hub-Signature-256 verified with secret #${check.matched + 1}` };
   },
 
   describe(delivery) {

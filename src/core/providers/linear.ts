@@ -5,7 +5,7 @@
  * SDK allows one minute, hence the default). The timestamp lives inside the signed body, so a
  * replay that must pass the consumer's check rewrites it (`refreshBody`) before signing.
  */
-import { hmac, matchingSecret, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, stringField } from './crypto.js';
+import { checkBodySignature, checkSkew, hmac, parseJson, stringField } from './crypto.js';
 import type { Verifier } from './verifier.js';
 
 const SIGNATURE = 'linear-signature';
@@ -37,26 +37,21 @@ export const linearVerifier: Verifier = {
     if (!SIGNATURE_PATTERN.test(given)) {
       return { ok: false, reason: 'signature_malformed', hint: 'Linear-Signature is not a hex SHA-256 digest (64 hex digits)' };
     }
-    const matched = matchingSecret(secrets, (secret) => safeEqual(signature(secret, delivery.rawBody), given));
-    if (matched < 0) {
-      const reserialized = reserializations(delivery.rawBody).some((body) => secrets.some((secret) => safeEqual(signature(secret, body), given)));
-      return {
-        ok: false,
-        reason: 'signature_mismatch',
-        hint: reserialized
-          ? RESERIALIZED_HINT
-          : mismatchHint('Linear-Signature', secrets.length) + " (each Linear webhook has its own signing secret, shown on the webhook's page)",
-      };
-    }
+    const check = checkBodySignature({
+      secrets,
+      rawBody: delivery.rawBody,
+      given: [given],
+      sign: signature,
+      what: 'Linear-Signature',
+      advice: "each Linear webhook has its own signing secret, shown on the webhook's page",
+    });
+    if ('reason' in check) return check;
     const timestampMs = webhookTimestampMs(parseJson(delivery.rawBody));
     if (timestampMs === undefined) {
       return { ok: false, reason: 'timestamp_missing', hint: 'the signed body has no numeric webhookTimestamp, so it cannot be told apart from a replayed capture' };
     }
     const skew = Math.round((timestampMs - delivery.nowMs) / 1000);
-    if (Math.abs(skew) > toleranceS) {
-      return { ok: false, reason: 'timestamp_out_of_tolerance', hint: skewHint(skew, toleranceS) };
-    }
-    return { ok: true, detail: `linear: Linear-Signature verified with secret #${matched + 1}, webhookTimestamp skew ${skew} s` };
+    return checkSkew(skew, toleranceS) ?? { ok: true, detail: `linear: Linear-Signature verified with secret #${check.matched + 1}, webhookTimestamp skew ${skew} s` };
   },
 
   describe(delivery) {

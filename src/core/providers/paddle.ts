@@ -4,7 +4,7 @@
  * body) and against replaying a captured delivery (timestamp within the tolerance, both
  * directions).
  */
-import { hmac, matchingSecret, mismatchHint, parseJson, parseSignatureList, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, skewSeconds, stringField } from './crypto.js';
+import { checkBodySignature, checkSkew, hmac, parseJson, parseSignatureList, skewSeconds, stringField } from './crypto.js';
 import type { Verifier } from './verifier.js';
 
 const HEADER = 'paddle-signature';
@@ -33,27 +33,17 @@ export const paddleVerifier: Verifier = {
     if (given.length === 0) {
       return { ok: false, reason: 'signature_malformed', hint: 'Paddle-Signature has no h1=<64 hex digits> element' };
     }
-    const matched = matchingSecret(secrets, (secret) => {
-      const expected = h1(secret, timestamp, delivery.rawBody);
-      return given.some((value) => safeEqual(expected, value));
+    const check = checkBodySignature({
+      secrets,
+      rawBody: delivery.rawBody,
+      given,
+      sign: (secret, body) => h1(secret, timestamp, body),
+      what: 'Paddle-Signature h1',
+      advice: 'each notification destination has its own pdl_ntfset_… secret key; sandbox and live differ',
     });
-    if (matched < 0) {
-      const reserialized = reserializations(delivery.rawBody).some((body) =>
-        secrets.some((secret) => given.some((value) => safeEqual(h1(secret, timestamp, body), value))),
-      );
-      return {
-        ok: false,
-        reason: 'signature_mismatch',
-        hint: reserialized
-          ? RESERIALIZED_HINT
-          : mismatchHint('Paddle-Signature h1', secrets.length) + ' (each notification destination has its own pdl_ntfset_… secret key; sandbox and live differ)',
-      };
-    }
+    if ('reason' in check) return check;
     const skew = skewSeconds(Number(timestamp), delivery.nowMs);
-    if (Math.abs(skew) > toleranceS) {
-      return { ok: false, reason: 'timestamp_out_of_tolerance', hint: skewHint(skew, toleranceS) };
-    }
-    return { ok: true, detail: `paddle: h1 signature verified with secret #${matched + 1}, timestamp skew ${skew} s` };
+    return checkSkew(skew, toleranceS) ?? { ok: true, detail: `paddle: h1 signature verified with secret #${check.matched + 1}, timestamp skew ${skew} s` };
   },
 
   describe(delivery) {

@@ -4,7 +4,7 @@
  * `x-` prefix). Defends against forged deliveries to a tunneled URL. Shopify signs no
  * timestamp, so replay protection is the webhook id deduplicated by the store.
  */
-import { hmac, matchingSecret, mismatchHint, RESERIALIZED_HINT, reserializations, safeEqual } from './crypto.js';
+import { checkBodySignature, hmac } from './crypto.js';
 import type { Delivery, Verifier } from './verifier.js';
 
 const SIGNATURE = 'x-shopify-hmac-sha256';
@@ -40,17 +40,16 @@ export const shopifyVerifier: Verifier = {
     if (!SIGNATURE_PATTERN.test(given)) {
       return { ok: false, reason: 'signature_malformed', hint: 'X-Shopify-Hmac-Sha256 is not a base64 SHA-256 digest (44 characters ending in "=")' };
     }
-    const matched = matchingSecret(secrets, (secret) => safeEqual(signature(secret, delivery.rawBody), given));
-    if (matched >= 0) return { ok: true, detail: `shopify: X-Shopify-Hmac-Sha256 verified with secret #${matched + 1}` };
-    const reserialized = reserializations(delivery.rawBody).some((body) => secrets.some((secret) => safeEqual(signature(secret, body), given)));
-    return {
-      ok: false,
-      reason: 'signature_mismatch',
-      hint: reserialized
-        ? RESERIALIZED_HINT
-        : mismatchHint('X-Shopify-Hmac-Sha256', secrets.length) +
-          " (app webhooks are signed with the app's client secret; webhooks created under Settings → Notifications with the key shown there)",
-    };
+    const check = checkBodySignature({
+      secrets,
+      rawBody: delivery.rawBody,
+      given: [given],
+      sign: signature,
+      what: 'X-Shopify-Hmac-Sha256',
+      advice: "app webhooks are signed with the app's client secret; webhooks created under Settings → Notifications with the key shown there",
+    });
+    if ('reason' in check) return check;
+    return { ok: true, detail: `shopify: X-Shopify-Hmac-Sha256 verified with secret #${check.matched + 1}` };
   },
 
   describe(delivery) {

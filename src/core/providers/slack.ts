@@ -4,7 +4,7 @@
  * request (timestamp within 300 s, both directions). Bodies are JSON (Events API) or
  * form-encoded (slash commands, interactivity with a `payload` field).
  */
-import { hmac, matchingSecret, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, skewSeconds, stringField } from './crypto.js';
+import { checkBodySignature, checkSkew, hmac, parseJson, skewSeconds, stringField } from './crypto.js';
 import type { Delivery, Verifier } from './verifier.js';
 
 const SIGNATURE = 'x-slack-signature';
@@ -43,20 +43,17 @@ export const slackVerifier: Verifier = {
       return { ok: false, reason: 'signature_malformed', hint: 'X-Slack-Signature must be v0=<64 hex digits> with a numeric X-Slack-Request-Timestamp' };
     }
     const normalized = given.trim().toLowerCase();
-    const matched = matchingSecret(secrets, (secret) => safeEqual(v0(secret, timestamp, delivery.rawBody), normalized));
-    if (matched < 0) {
-      const reserialized = reserializations(delivery.rawBody).some((body) => secrets.some((secret) => safeEqual(v0(secret, timestamp, body), normalized)));
-      return {
-        ok: false,
-        reason: 'signature_mismatch',
-        hint: reserialized ? RESERIALIZED_HINT : mismatchHint('X-Slack-Signature', secrets.length) + ' (use the app\'s Signing Secret, not its verification token)',
-      };
-    }
+    const check = checkBodySignature({
+      secrets,
+      rawBody: delivery.rawBody,
+      given: [normalized],
+      sign: (secret, body) => v0(secret, timestamp, body),
+      what: 'X-Slack-Signature',
+      advice: "use the app's Signing Secret (Basic Information), not its verification token",
+    });
+    if ('reason' in check) return check;
     const skew = skewSeconds(Number(timestamp), delivery.nowMs);
-    if (Math.abs(skew) > toleranceS) {
-      return { ok: false, reason: 'timestamp_out_of_tolerance', hint: skewHint(skew, toleranceS) };
-    }
-    return { ok: true, detail: `slack: v0 signature verified with secret #${matched + 1}, timestamp skew ${skew} s` };
+    return checkSkew(skew, toleranceS) ?? { ok: true, detail: `slack: v0 signature verified with secret #${check.matched + 1}, timestamp skew ${skew} s` };
   },
 
   describe(delivery) {

@@ -7,7 +7,7 @@
  * be listed while the sender rolls its secret.
  */
 import { randomUUID } from 'node:crypto';
-import { hmac, matchingSecret, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, skewSeconds, stringField } from './crypto.js';
+import { checkBodySignature, checkSkew, hmac, parseJson, skewSeconds, stringField } from './crypto.js';
 import type { Delivery, Verifier } from './verifier.js';
 
 const SECRET_PREFIX = 'whsec_';
@@ -81,27 +81,19 @@ export const standardWebhooksVerifier: Verifier = {
           : 'the signature header has no "v1,<base64>" entry (a space-separated list is expected)',
       };
     }
-    const matched = matchingSecret(secrets, (secret) => {
-      const expected = v1(secret, id, timestamp, delivery.rawBody);
-      return given.some((value) => safeEqual(expected, value));
+    const check = checkBodySignature({
+      secrets,
+      rawBody: delivery.rawBody,
+      given,
+      sign: (secret, body) => v1(secret, id, timestamp, body),
+      what: 'the v1 signature',
+      advice: 'each endpoint has its own whsec_… signing secret; copy the whole value, prefix included',
     });
-    if (matched < 0) {
-      const reserialized = reserializations(delivery.rawBody).some((body) =>
-        secrets.some((secret) => given.some((value) => safeEqual(v1(secret, id, timestamp, body), value))),
-      );
-      return {
-        ok: false,
-        reason: 'signature_mismatch',
-        hint: reserialized
-          ? RESERIALIZED_HINT
-          : mismatchHint('the v1 signature', secrets.length) + ' (each endpoint has its own whsec_… signing secret; copy the whole value, prefix included)',
-      };
-    }
+    if ('reason' in check) return check;
     const skew = skewSeconds(Number(timestamp), delivery.nowMs);
-    if (Math.abs(skew) > toleranceS) {
-      return { ok: false, reason: 'timestamp_out_of_tolerance', hint: skewHint(skew, toleranceS) };
-    }
-    return { ok: true, detail: `standard-webhooks: v1 signature verified with secret #${matched + 1}, timestamp skew ${skew} s` };
+    return (
+      checkSkew(skew, toleranceS) ?? { ok: true, detail: `standard-webhooks: v1 signature verified with secret #${check.matched + 1}, timestamp skew ${skew} s` }
+    );
   },
 
   describe(delivery) {

@@ -3,7 +3,7 @@
  * Defends against forgery (HMAC) and replay of a captured delivery (timestamp within the
  * tolerance, both directions). Several v1 values may be present while Stripe rolls a secret.
  */
-import { hmac, matchingSecret, mismatchHint, parseSignatureList, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, skewHint, skewSeconds, stringField } from './crypto.js';
+import { checkBodySignature, checkSkew, hmac, parseJson, parseSignatureList, skewSeconds, stringField } from './crypto.js';
 import type { Verifier } from './verifier.js';
 
 const HEADER = 'stripe-signature';
@@ -31,25 +31,17 @@ export const stripeVerifier: Verifier = {
     if (signatures.length === 0) {
       return { ok: false, reason: 'signature_malformed', hint: 'Stripe-Signature has no v1= signature (only v1 is checked; v0 is for test mode legacy)' };
     }
-    const matched = matchingSecret(secrets, (secret) => {
-      const expected = v1(secret, timestamp, delivery.rawBody);
-      return signatures.some((given) => safeEqual(expected, given));
+    const check = checkBodySignature({
+      secrets,
+      rawBody: delivery.rawBody,
+      given: signatures,
+      sign: (secret, body) => v1(secret, timestamp, body),
+      what: 'Stripe-Signature v1',
+      advice: 'each endpoint and each `stripe listen` session has its own whsec_ secret',
     });
-    if (matched < 0) {
-      const reserialized = reserializations(delivery.rawBody).some((body) =>
-        secrets.some((secret) => signatures.some((given) => safeEqual(v1(secret, timestamp, body), given))),
-      );
-      return {
-        ok: false,
-        reason: 'signature_mismatch',
-        hint: reserialized ? RESERIALIZED_HINT : mismatchHint('Stripe-Signature v1', secrets.length) + ' (each endpoint and each `stripe listen` session has its own whsec_ secret)',
-      };
-    }
+    if ('reason' in check) return check;
     const skew = skewSeconds(Number(timestamp), delivery.nowMs);
-    if (Math.abs(skew) > toleranceS) {
-      return { ok: false, reason: 'timestamp_out_of_tolerance', hint: skewHint(skew, toleranceS) };
-    }
-    return { ok: true, detail: `stripe: v1 signature verified with secret #${matched + 1}, timestamp skew ${skew} s` };
+    return checkSkew(skew, toleranceS) ?? { ok: true, detail: `stripe: v1 signature verified with secret #${check.matched + 1}, timestamp skew ${skew} s` };
   },
 
   describe(delivery) {
