@@ -160,25 +160,29 @@ export function parseConfig(input: unknown, source = 'config'): Config {
   return result.data;
 }
 
-/** Reads and validates a config file; a missing file is an empty (valid) config. */
-export async function loadConfigFile(path: string): Promise<{ config: Config; existed: boolean }> {
+/** The file's JSON as written (no defaults applied), or `undefined` when there is no file. */
+export async function readConfigJson(path: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { config: parseConfig({}, path), existed: false };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new SwitchboardError('config_invalid', `${path}: cannot be read (${(error as Error).message})`, { cause: error });
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new SwitchboardError('config_invalid', `${path}: not valid JSON (${(error as Error).message})`, {
       hint: 'config.json is plain JSON: no comments or trailing commas',
       cause: error,
     });
   }
-  return { config: parseConfig(json, path), existed: true };
+}
+
+/** Reads and validates a config file; a missing file is an empty (valid) config. */
+export async function loadConfigFile(path: string): Promise<{ config: Config; existed: boolean }> {
+  const json = await readConfigJson(path);
+  return { config: parseConfig(json ?? {}, path), existed: json !== undefined };
 }
 
 /**

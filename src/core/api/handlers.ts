@@ -1,10 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { claudeCommand, mcpJsonSnippet } from '../../shared/connect.js';
 import { API, type ApiOutput, type ApiParsedInput, type ProviderInput, type SecretInput, type Settings, type SecretSourceView, type ProviderView, type SwitchboardApi } from '../../shared/api.js';
 import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
 import { REDACTED } from '../../shared/events.js';
 import { QUEUE_KINDS } from '../../shared/providers.js';
-import { formatPath, type Config, type ConfigInput, type SecretSource } from '../config.js';
+import { formatPath, readConfigJson, type Config, type ConfigInput, type SecretSource } from '../config.js';
 import { SwitchboardError } from '../errors.js';
 import type { Switchboard } from '../switchboard.js';
 import { toEventDetail, toWireReplay } from './wire.js';
@@ -215,20 +214,10 @@ function notFound(name: string): SwitchboardError {
 /** config.json as the user wrote it (or the in-memory config of an embedded/test switchboard). */
 async function readRawConfig(sb: Switchboard): Promise<RawConfig> {
   if (sb.options.config !== undefined) return structuredClone(sb.config) as unknown as RawConfig;
-  let text: string;
-  try {
-    text = await readFile(sb.configPath, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new SwitchboardError('config_invalid', `${sb.configPath} cannot be read: ${(error as Error).message}`);
-  }
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as RawConfig;
-  } catch {
-    // reported below
-  }
-  throw new SwitchboardError('config_invalid', `${sb.configPath} is not a valid JSON object`, {
+  const value = await readConfigJson(sb.configPath);
+  if (value === undefined) return {};
+  if (value && typeof value === 'object' && !Array.isArray(value)) return value as RawConfig;
+  throw new SwitchboardError('config_invalid', `${sb.configPath} is not a JSON object`, {
     hint: 'fix the file by hand first; the UI will not overwrite it',
   });
 }

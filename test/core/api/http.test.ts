@@ -265,6 +265,25 @@ describe('providers', () => {
     expect(await ok('removeProvider', { name: 'dockerhub' })).toEqual({ removed: 'dockerhub' });
     expect((await api('removeProvider', { name: 'dockerhub' })).status).toBe(404);
   });
+
+  it('refuses to edit a config.json broken by hand, and leaves the file as it is', async () => {
+    const good = await readFile(configPath, 'utf8');
+    const broken = '{ "providers": [ { "name": "homelab", "kind": "open" }, ] }';
+    await writeFile(configPath, broken);
+    try {
+      for (const text of [broken, '["not", "an", "object"]']) {
+        await writeFile(configPath, text);
+        const answer = await api('addProvider', { provider: { name: 'later', kind: 'open' } });
+        expect(answer.status).toBe(400);
+        expect(answer.body.error).toMatchObject({ code: 'config_invalid', message: expect.stringContaining(configPath) });
+        expect(await readFile(configPath, 'utf8')).toBe(text);
+      }
+      // Live reload keeps the last good configuration meanwhile.
+      expect((await t.deliver('/webhooks/homelab', '{}')).status).toBe(200);
+    } finally {
+      await writeFile(configPath, good);
+    }
+  });
 });
 
 describe('settings, server info, clearing', () => {
