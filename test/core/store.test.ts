@@ -3,28 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationsDir } from '../../src/core/paths.js';
-import { EventStore, type NewEvent } from '../../src/core/store/event-store.js';
+import { EventStore } from '../../src/core/store/event-store.js';
 import { migrate } from '../../src/core/store/migrations.js';
 import { openPgliteInWorker } from '../../src/core/store/pglite-worker.js';
 import { openPglite, openPostgres, type SqlClient } from '../../src/core/store/sql-client.js';
+import { newEvent } from '../helpers/events.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
-function newEvent(overrides: Partial<NewEvent> = {}): NewEvent {
-  return {
-    provider: 'homelab',
-    family: 'webhook',
-    event_type: 'ping',
-    external_id: null,
-    trust_mode: 'open',
-    verified: false,
-    verify_detail: null,
-    content_type: 'application/json',
-    headers: { 'content-type': 'application/json' },
-    payload: Buffer.from('{"hello":"world"}'),
-    source_ip: '127.0.0.1',
-    ...overrides,
-  };
-}
 
 interface Backend {
   name: string;

@@ -12,7 +12,7 @@ import { McpSessions } from '../../../src/core/mcp/sessions.js';
 import { parseConfig } from '../../../src/core/config.js';
 import { migrationsDir } from '../../../src/core/paths.js';
 import { ProviderSet } from '../../../src/core/provider-set.js';
-import { EventStore, type NewEvent } from '../../../src/core/store/event-store.js';
+import { EventStore } from '../../../src/core/store/event-store.js';
 import { migrate } from '../../../src/core/store/migrations.js';
 import { openPglite } from '../../../src/core/store/sql-client.js';
 import { mcpDeps } from '../../../src/core/mcp/setup.js';
@@ -20,6 +20,7 @@ import { toolJsonSchemas } from '../../../src/core/mcp/tool.js';
 import { TOOL_SPECS } from '../../../src/core/mcp/tools/catalog.js';
 import { TokenBucket } from '../../../src/core/replay/rate-limit.js';
 import { memoryLogger, startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../../helpers/core.js';
+import { newEvent } from '../../helpers/events.js';
 
 const GITHUB_SECRET = 'gh-webhook-secret-for-mcp-tests-0001';
 const STRIPE_SECRET = 'whsec_mcp_test_0123456789abcdefghijkl';
@@ -121,21 +122,6 @@ async function deliverGithub(event: string, body: string, delivery: string): Pro
   return answer.json.id as number;
 }
 
-function newEvent(provider: string, index: number, payload: Uint8Array = new TextEncoder().encode(`{"n":${index}}`)): NewEvent {
-  return {
-    provider,
-    family: 'webhook',
-    event_type: 'bulk.test',
-    external_id: null,
-    trust_mode: 'open',
-    verified: false,
-    verify_detail: null,
-    content_type: 'application/json',
-    headers: { 'content-type': 'application/json' },
-    payload,
-    source_ip: '127.0.0.1',
-  };
-}
 
 function textOf(resource: ReadResourceResult): string {
   const content = resource.contents[0];
@@ -282,14 +268,13 @@ describe('list_webhook_events', () => {
   it('pages with a cursor while events keep arriving: no duplicate, no gap, shared timestamps included', async () => {
     const { client } = await connect();
     // One tick → one group commit → one shared received_at for all of them.
-    const first = await Promise.all(Array.from({ length: 120 }, (_, index) => t.sb.store.insertEvent(newEvent('bulk', index))));
+    const first = await Promise.all(Array.from({ length: 120 }, () => t.sb.store.insertEvent(newEvent({ provider: 'bulk' }))));
     expect(new Set(first.map(({ event }) => event.received_at)).size).toBe(1);
 
     let inserting = true;
     const writer = (async () => {
-      let index = 1000;
       while (inserting) {
-        await Promise.all([0, 1, 2].map(() => t.sb.store.insertEvent(newEvent('bulk', index++))));
+        await Promise.all([0, 1, 2].map(() => t.sb.store.insertEvent(newEvent({ provider: 'bulk' }))));
         await sleep(3);
       }
     })();
@@ -350,7 +335,7 @@ describe('get_webhook_event', () => {
   it('returns bytes that are not UTF-8 as base64', async () => {
     const { client } = await connect();
     const bytes = Uint8Array.from([0xff, 0x00, 0x80, 0x41, 0xc3]);
-    const { event } = await t.sb.store.insertEvent(newEvent('binary', 0, bytes));
+    const { event } = await t.sb.store.insertEvent(newEvent({ provider: 'binary', payload: bytes }));
     const detail = await callOk<{ payload: string; payload_encoding: string }>(client, 'get_webhook_event', { id: event.id });
     expect(detail).toMatchObject({ payload_encoding: 'base64', payload: Buffer.from(bytes).toString('base64') });
   });
@@ -588,7 +573,7 @@ describe('resources', () => {
 
     // One group commit announcing 40 events in the same tick: exactly one notification.
     const before = updates.length;
-    const stored = await Promise.all(Array.from({ length: 40 }, (_, index) => t.sb.store.insertEvent(newEvent('bulk-bus', index))));
+    const stored = await Promise.all(Array.from({ length: 40 }, () => t.sb.store.insertEvent(newEvent({ provider: 'bulk-bus' }))));
     for (const { event } of stored) t.sb.bus.emit('event', event);
     await sleep(RESOURCE_UPDATE_COALESCE_MS * 3);
     expect(updates.length).toBe(before + 1);
