@@ -3,6 +3,7 @@ import type { ApiMethod } from './api-methods.js';
 import {
   EventDetailSchema,
   EventSummarySchema,
+  OriginSchema,
   PAYLOAD_ENCODINGS,
   RejectionSchema,
   ReplaySchema,
@@ -28,6 +29,8 @@ export const ListEventsInputSchema = z.strictObject({
   provider: z.string().min(1).optional(),
   event_type: z.string().min(1).optional(),
   trust_mode: TrustModeSchema.optional(),
+  origin: OriginSchema.optional(),
+  external_id: z.string().min(1).optional(),
   search: z.string().max(1000).optional().describe('free text matched against raw payloads and event types'),
   cursor: z.string().min(1).optional(),
   limit: z.number().int().min(1).max(EVENTS_PAGE_MAX).default(100),
@@ -58,6 +61,35 @@ export const ListReplaysOutputSchema = z.object({ replays: z.array(ReplaySchema)
 
 export const ClearEventsInputSchema = z.strictObject({});
 export const ClearEventsOutputSchema = z.object({ cleared: z.literal(true) });
+
+// ---------------------------------------------------------------------------------------------
+// Test events and import (DESIGN §11, §12). Export is a streaming HTTP route, GET /api/export.
+
+export const TestEventInfoSchema = z.object({
+  provider: z.string(),
+  kind: z.string(),
+  event_type: z.string(),
+  description: z.string(),
+});
+export type TestEventInfo = z.infer<typeof TestEventInfoSchema>;
+
+export const ListTestEventsInputSchema = z.strictObject({ provider: z.string().min(1).optional() });
+export const ListTestEventsOutputSchema = z.object({ test_events: z.array(TestEventInfoSchema) });
+
+export const SendTestEventInputSchema = z.strictObject({
+  provider: z.string().min(1),
+  event_type: z.string().min(1).optional().describe("defaults to the kind's first fixture"),
+  overrides: z.record(z.string(), z.unknown()).optional().describe('dot path → JSON value, e.g. {"data.object.amount_total": 999}'),
+  payload: z.string().optional().describe('a whole payload instead of the fixture (sent as is, signed)'),
+});
+export const SendTestEventOutputSchema = z.object({ event: EventSummarySchema });
+
+export const ImportEventsInputSchema = z.strictObject({ ndjson: z.string().describe('NDJSON as written by export') });
+export const ImportEventsOutputSchema = z.object({
+  imported: z.number().int().nonnegative(),
+  duplicates: z.number().int().nonnegative(),
+  errors: z.array(z.object({ line: z.number().int().positive(), message: z.string() })),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Providers

@@ -9,6 +9,10 @@ import { z } from 'zod';
 export const FAMILIES = ['webhook', 'queue'] as const;
 export const TRUST_MODES = ['signed', 'token', 'open', 'queue'] as const;
 export const FamilySchema = z.enum(FAMILIES);
+/** Where an event came from: a real delivery, a test event made here, or an import. */
+export const ORIGINS = ['provider', 'test', 'import'] as const;
+export const OriginSchema = z.enum(ORIGINS);
+export type Origin = z.infer<typeof OriginSchema>;
 export const TrustModeSchema = z.enum(TRUST_MODES);
 export type Family = z.infer<typeof FamilySchema>;
 export type TrustMode = z.infer<typeof TrustModeSchema>;
@@ -18,6 +22,8 @@ export const EventSummarySchema = z.object({
   provider: z.string().describe('provider name from config.json'),
   family: FamilySchema,
   event_type: z.string().nullable().describe('e.g. "push", "checkout.session.completed"'),
+  external_id: z.string().nullable().describe('the provider delivery id (dedupe key)'),
+  origin: OriginSchema.describe('provider: a real delivery; test: a test event made by switchboard; import: imported'),
   trust_mode: TrustModeSchema.describe('how the sender was authenticated'),
   verified: z.boolean().describe('true only when a provider signature over the raw body was checked'),
   payload_size: z.number().int().nonnegative().describe('payload size in bytes'),
@@ -29,7 +35,6 @@ export const PAYLOAD_ENCODINGS = ['utf8', 'base64'] as const;
 
 export const EventDetailSchema = EventSummarySchema.extend({
   verify_detail: z.string().nullable(),
-  external_id: z.string().nullable().describe('the provider delivery id (dedupe key)'),
   content_type: z.string().nullable(),
   source_ip: z.string().nullable(),
   headers: z.record(z.string(), z.string()).describe('request headers; secret-bearing values are «redacted»'),
@@ -44,6 +49,7 @@ export const RejectionSchema = z.object({
   reason: z.string().describe('stable reason code, e.g. signature_mismatch'),
   hint: z.string().nullable().describe('the likely cause, in words'),
   headers: z.record(z.string(), z.string()),
+  headers_truncated: z.boolean().describe('headers were cut to the stored cap'),
   body_size: z.number().int().nonnegative(),
   body_sha256: z.string(),
   source_ip: z.string().nullable(),
@@ -51,7 +57,8 @@ export const RejectionSchema = z.object({
 });
 export type Rejection = z.infer<typeof RejectionSchema>;
 
-export const REQUESTED_BY = ['ui', 'mcp', 'forward'] as const;
+/** Who asked for a replay: the UI, the HTTP API, an MCP agent, a forward rule, or the CLI. */
+export const REQUESTED_BY = ['ui', 'api', 'mcp', 'forward', 'cli'] as const;
 
 export const ReplaySchema = z.object({
   id: z.number().int().positive(),
@@ -66,6 +73,10 @@ export const ReplaySchema = z.object({
   response_body_encoding: z.enum(PAYLOAD_ENCODINGS).nullable(),
   error: z.string().nullable(),
   requested_by: z.enum(REQUESTED_BY),
+  payload_edited: z.boolean().describe('the payload sent was an edited one, not the stored bytes'),
+  headers_overridden: z.array(z.string()).describe('names of headers the caller set or overrode'),
+  request_headers: z.record(z.string(), z.string()).nullable().describe('headers sent (secret-bearing values «redacted»)'),
+  warning: z.string().nullable().describe('e.g. re-signing was asked for but was impossible'),
   created_at: z.string(),
 });
 export type Replay = z.infer<typeof ReplaySchema>;

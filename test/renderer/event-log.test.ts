@@ -7,6 +7,8 @@ const ev = (id: number): EventSummary => ({
   provider: 'p',
   family: 'webhook',
   event_type: null,
+  external_id: null,
+  origin: 'provider',
   trust_mode: 'open',
   verified: false,
   payload_size: 0,

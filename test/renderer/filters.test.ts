@@ -7,6 +7,8 @@ const event: EventSummary = {
   provider: 'github',
   family: 'webhook',
   event_type: 'pull_request.opened',
+  external_id: null,
+  origin: 'provider',
   trust_mode: 'signed',
   verified: true,
   payload_size: 10,

@@ -1,4 +1,4 @@
-import type { EventSummary, Family, Rejection, Replay, TrustMode } from '../../shared/events.js';
+import type { EventSummary, Family, Origin, Rejection, Replay, TrustMode } from '../../shared/events.js';
 import { SwitchboardError } from '../errors.js';
 import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
 import type { SqlClient } from './sql-client.js';
@@ -21,11 +21,12 @@ export interface NewEvent {
   headers: Record<string, string>;
   payload: Uint8Array;
   source_ip: string | null;
+  /** Defaults to 'provider'. */
+  origin?: Origin;
 }
 
 export interface EventRecord extends EventSummary {
   verify_detail: string | null;
-  external_id: string | null;
   content_type: string | null;
   source_ip: string | null;
   headers: Record<string, string>;
@@ -42,6 +43,7 @@ export interface NewRejection {
   reason: string;
   hint: string | null;
   headers: Record<string, string>;
+  headers_truncated?: boolean;
   body_size: number;
   body_sha256: string;
   source_ip: string | null;
@@ -58,6 +60,10 @@ export interface NewReplay {
   response_body: Uint8Array | null;
   error: string | null;
   requested_by: Replay['requested_by'];
+  payload_edited?: boolean;
+  headers_overridden?: string[];
+  request_headers?: Record<string, string> | null;
+  warning?: string | null;
 }
 
 export interface ReplayRecord extends Omit<Replay, 'response_body' | 'response_body_encoding'> {
@@ -96,8 +102,8 @@ export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 /** Exact stored time as ISO-8601 UTC with microseconds. */
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-const SUMMARY_COLUMNS = `id, provider, family, event_type, trust_mode, verified, payload_size, ${iso('received_at')} AS received_at`;
-const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, verify_detail, external_id, content_type, source_ip, headers, payload`;
+const SUMMARY_COLUMNS = `id, provider, family, event_type, external_id, origin, trust_mode, verified, payload_size, ${iso('received_at')} AS received_at`;
+const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, verify_detail, content_type, source_ip, headers, payload`;
 const EVENT_INSERT_COLUMNS = [
   'provider',
   'family',
@@ -111,6 +117,7 @@ const EVENT_INSERT_COLUMNS = [
   'payload',
   'payload_size',
   'source_ip',
+  'origin',
 ] as const;
 const CASTS: Partial<Record<(typeof EVENT_INSERT_COLUMNS)[number], string>> = { headers: '::jsonb', payload: '::bytea' };
 
@@ -122,6 +129,8 @@ function toSummary(row: SummaryRow): EventSummary {
     provider: row.provider,
     family: row.family,
     event_type: row.event_type,
+    external_id: row.external_id,
+    origin: row.origin,
     trust_mode: row.trust_mode,
     verified: row.verified,
     payload_size: Number(row.payload_size),
@@ -206,6 +215,7 @@ export class EventStore {
         ...event,
         headers: JSON.stringify(event.headers),
         payload_size: event.payload.byteLength,
+        origin: event.origin ?? 'provider',
       };
       const placeholders = EVENT_INSERT_COLUMNS.map((column) => {
         params.push(values[column]);
@@ -215,10 +225,10 @@ export class EventStore {
     });
     // RETURNING comes back in VALUES order with conflicting rows left out; each input row is
     // matched to the next returned row by (provider, external_id), so a skipped row is a duplicate.
-    const inserted = await this.db.query<SummaryRow & { external_id: string | null }>(
+    const inserted = await this.db.query<SummaryRow>(
       `INSERT INTO events (${EVENT_INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}
        ON CONFLICT (provider, external_id) WHERE external_id IS NOT NULL DO NOTHING
-       RETURNING ${SUMMARY_COLUMNS}, external_id`,
+       RETURNING ${SUMMARY_COLUMNS}`,
       params,
     );
     const results: (InsertResult | undefined)[] = [];
@@ -239,8 +249,8 @@ export class EventStore {
         keys.push(events[index]!.provider, events[index]!.external_id);
         return `($${keys.length - 1}, $${keys.length})`;
       });
-      const firsts = await this.db.query<SummaryRow & { external_id: string }>(
-        `SELECT ${SUMMARY_COLUMNS}, external_id FROM events WHERE (provider, external_id) IN (${pairs.join(', ')})`,
+      const firsts = await this.db.query<SummaryRow>(
+        `SELECT ${SUMMARY_COLUMNS} FROM events WHERE (provider, external_id) IN (${pairs.join(', ')})`,
         keys,
       );
       const byKey = new Map(firsts.map((row) => [`${row.provider}\u0000${row.external_id}`, row]));
@@ -269,7 +279,6 @@ export class EventStore {
     return {
       ...toSummary(row),
       verify_detail: row.verify_detail,
-      external_id: row.external_id,
       content_type: row.content_type,
       source_ip: row.source_ip,
       headers: asHeaders(row.headers),
@@ -346,14 +355,15 @@ export class EventStore {
 
   async insertRejection(rejection: NewRejection): Promise<Rejection> {
     const rows = await this.db.query<RejectionRow>(
-      `INSERT INTO rejections (provider, reason, hint, headers, body_size, body_sha256, source_ip)
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7)
-       RETURNING id, provider, reason, hint, headers, body_size, body_sha256, source_ip, ${iso('received_at')} AS received_at`,
+      `INSERT INTO rejections (provider, reason, hint, headers, headers_truncated, body_size, body_sha256, source_ip)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8)
+       RETURNING ${REJECTION_COLUMNS}`,
       [
         rejection.provider,
         rejection.reason,
         rejection.hint,
         JSON.stringify(rejection.headers),
+        rejection.headers_truncated ?? false,
         rejection.body_size,
         rejection.body_sha256,
         rejection.source_ip,
@@ -376,7 +386,7 @@ export class EventStore {
     }
     params.push(query.limit + 1);
     const rows = await this.db.query<RejectionRow>(
-      `SELECT id, provider, reason, hint, headers, body_size, body_sha256, source_ip, ${iso('received_at')} AS received_at
+      `SELECT ${REJECTION_COLUMNS}
        FROM rejections ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
        ORDER BY received_at DESC, id DESC LIMIT $${params.length}`,
       params,
@@ -388,8 +398,8 @@ export class EventStore {
     const body = replay.response_body ? replay.response_body.subarray(0, MAX_RESPONSE_BODY_BYTES) : null;
     const rows = await this.db.query<ReplayRow>(
       `INSERT INTO replays (event_id, target_url, resigned, delivered, response_status, response_ms, response_headers,
-                            response_body, error, requested_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::bytea, $9, $10)
+                            response_body, error, requested_by, payload_edited, headers_overridden, request_headers, warning)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::bytea, $9, $10, $11, $12::jsonb, $13::jsonb, $14)
        RETURNING ${REPLAY_COLUMNS}`,
       [
         replay.event_id,
@@ -402,6 +412,10 @@ export class EventStore {
         body,
         replay.error,
         replay.requested_by,
+        replay.payload_edited ?? false,
+        JSON.stringify(replay.headers_overridden ?? []),
+        replay.request_headers ? JSON.stringify(replay.request_headers) : null,
+        replay.warning ?? null,
       ],
     );
     return toReplay(rows[0]!);
@@ -463,6 +477,8 @@ export class EventStore {
   }
 }
 
+const REJECTION_COLUMNS = `id, provider, reason, hint, headers, headers_truncated, body_size, body_sha256, source_ip, ${iso('received_at')} AS received_at`;
+
 type RejectionRow = Omit<Rejection, 'id'> & { id: number | string };
 
 function toRejection(row: RejectionRow): Rejection {
@@ -475,7 +491,7 @@ function toRejection(row: RejectionRow): Rejection {
 }
 
 const REPLAY_COLUMNS = `id, event_id, target_url, resigned, delivered, response_status, response_ms, response_headers,
-  response_body, error, requested_by, ${iso('created_at')} AS created_at`;
+  response_body, error, requested_by, payload_edited, headers_overridden, request_headers, warning, ${iso('created_at')} AS created_at`;
 
 type ReplayRow = Omit<ReplayRecord, 'id' | 'event_id'> & { id: number | string; event_id: number | string };
 
@@ -485,8 +501,16 @@ function toReplay(row: ReplayRow): ReplayRecord {
     id: Number(row.id),
     event_id: Number(row.event_id),
     response_headers: row.response_headers === null ? null : asHeaders(row.response_headers),
+    headers_overridden: asList(row.headers_overridden),
+    request_headers: row.request_headers === null || row.request_headers === undefined ? null : asHeaders(row.request_headers),
+    warning: row.warning ?? null,
     response_body: row.response_body === null ? null : toBytes(row.response_body),
   };
+}
+
+function asList(value: unknown): string[] {
+  const list: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  return Array.isArray(list) ? list.map(String) : [];
 }
 
 function paginate<T extends { received_at: string; id: number }>(rows: T[], limit: number): Page<T> {

@@ -48,6 +48,8 @@ export const WAIT_FOR_WEBHOOK_EVENT_TOOL: ToolSpec<typeof WaitForWebhookEventInp
         provider: 'github',
         family: 'webhook',
         event_type: 'push',
+        external_id: '5c4e9a80-ae1f-11f0-8f1e-3d4c9b1e7a20',
+        origin: 'provider',
         trust_mode: 'signed',
         verified: true,
         payload_size: 7410,
