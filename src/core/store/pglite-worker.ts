@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SwitchboardError } from '../errors.js';
+import { unpackDatabaseTemplate } from './database-template.js';
 import { acquireDirLock, PGLITE_SETTINGS, pgliteDir, restrictFileModes, type SqlClient } from './sql-client.js';
 
 /**
@@ -82,6 +83,7 @@ export async function openPgliteInWorker(dataDir: string): Promise<SqlClient> {
   const target = pgliteDir(dataDir);
   await mkdir(target, { recursive: true });
   const releaseLock = await acquireDirLock(join(dataDir, 'pgdata.lock'), dataDir);
+  await unpackDatabaseTemplate(target);
   const pglitePath = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { dataDir: target, pglitePath, settings: PGLITE_SETTINGS } });
   worker.unref();

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SwitchboardError } from '../errors.js';
+import { unpackDatabaseTemplate } from './database-template.js';
 
 /**
  * The one seam between the store and a Postgres: embedded PGlite or a real server. The store
@@ -81,6 +82,7 @@ export async function openPglite(dataDir: string | 'memory://'): Promise<SqlClie
     target = pgliteDir(dataDir);
     await mkdir(target, { recursive: true });
     releaseLock = await acquireDirLock(join(dataDir, 'pgdata.lock'), dataDir);
+    await unpackDatabaseTemplate(target);
   }
   let db: import('@electric-sql/pglite').PGlite;
   try {
