@@ -450,16 +450,13 @@ export class EventStore {
   }
 
   /** Keeps the newest `cap` rejections (by id, which follows arrival); batched like retention. */
-  async trimRejections(cap: number): Promise<number> {
+  async trimRejections(cap: number, batchRows = RETENTION_BATCH_ROWS): Promise<number> {
     const top = await this.db.query<{ id: number | string | null }>('SELECT max(id) AS id FROM rejections');
     if (top[0]?.id === null || top[0]?.id === undefined) return 0;
     // Ids are unique, so at most `cap` rows have an id above this bound.
     const bound = Number(top[0].id) - cap;
     if (bound <= 0) return 0;
-    return this.deleteInBatches(
-      `DELETE FROM rejections WHERE id IN (SELECT id FROM rejections WHERE id <= $1 ORDER BY id LIMIT ${RETENTION_BATCH_ROWS})`,
-      [bound],
-    );
+    return this.deleteInBatches(retentionStatements(batchRows).rejectionsUpToId, [bound], batchRows);
   }
 
   async listRejections(query: { provider?: string; limit: number; cursor?: string }): Promise<Page<Rejection>> {
@@ -511,30 +508,17 @@ export class EventStore {
 
   /**
    * Events older than max_age_days, then the oldest beyond max_rows; rejections older than
-   * max_age_days, then beyond max_rejections. At most RETENTION_BATCH_ROWS rows per statement,
-   * yielding between statements so ingest and queries keep being served meanwhile.
+   * max_age_days, then beyond max_rejections. At most `batchRows` rows per statement, yielding
+   * between statements so ingest and queries keep being served meanwhile.
    */
-  async applyRetention(policy: RetentionPolicy): Promise<RetentionResult> {
+  async applyRetention(policy: RetentionPolicy, batchRows = RETENTION_BATCH_ROWS): Promise<RetentionResult> {
+    const sql = retentionStatements(batchRows);
     const maxAgeS = policy.max_age_days * 86_400;
-    let events = await this.deleteInBatches(
-      `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE events.received_at < now() - make_interval(secs => $1)
-         ORDER BY events.received_at, events.id LIMIT ${RETENTION_BATCH_ROWS})`,
-      [maxAgeS],
-    );
+    let events = await this.deleteInBatches(sql.eventsByAge, [maxAgeS], batchRows);
     const cut = await this.nthNewest(policy.max_rows);
-    if (cut) {
-      events += await this.deleteInBatches(
-        `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE (events.received_at, events.id) <= ($1::timestamptz, $2)
-           ORDER BY events.received_at, events.id LIMIT ${RETENTION_BATCH_ROWS})`,
-        [cut.received_at, cut.id],
-      );
-    }
-    let rejections = await this.deleteInBatches(
-      `DELETE FROM rejections WHERE id IN (SELECT id FROM rejections WHERE rejections.received_at < now() - make_interval(secs => $1)
-         ORDER BY rejections.received_at, rejections.id LIMIT ${RETENTION_BATCH_ROWS})`,
-      [maxAgeS],
-    );
-    rejections += await this.trimRejections(policy.max_rejections);
+    if (cut) events += await this.deleteInBatches(sql.eventsUpTo, [cut.received_at, cut.id], batchRows);
+    let rejections = await this.deleteInBatches(sql.rejectionsByAge, [maxAgeS], batchRows);
+    rejections += await this.trimRejections(policy.max_rejections, batchRows);
     return { events, rejections };
   }
 
@@ -548,16 +532,8 @@ export class EventStore {
     for (;;) {
       const skip = Math.min(remaining, RETENTION_SEEK_ROWS);
       // The row at index `skip` from the newest; after a step, from the row after `after`.
-      const params: unknown[] = [after ? skip - 1 : skip];
-      let where = '';
-      if (after) {
-        params.push(after.received_at, after.id);
-        where = 'WHERE (events.received_at, events.id) < ($2::timestamptz, $3)';
-      }
-      const rows: { received_at: string; id: number | string }[] = await this.db.query(
-        `SELECT ${iso('events.received_at')} AS received_at, events.id FROM events ${where} ${NEWEST_FIRST} OFFSET $1 LIMIT 1`,
-        params,
-      );
+      const step = nthNewestStep(after ? skip - 1 : skip, after);
+      const rows = await this.db.query<{ received_at: string; id: number | string }>(step.sql, step.params);
       if (!rows[0]) return null;
       after = { received_at: rows[0].received_at, id: Number(rows[0].id) };
       remaining -= skip;
@@ -566,14 +542,14 @@ export class EventStore {
     }
   }
 
-  /** Runs a bounded DELETE until it deletes nothing, yielding between runs. */
-  private async deleteInBatches(sql: string, params: unknown[]): Promise<number> {
+  /** Runs a DELETE of at most `batchRows` rows until it deletes fewer, yielding between runs. */
+  private async deleteInBatches(sql: string, params: unknown[], batchRows: number): Promise<number> {
     let total = 0;
     for (;;) {
       const rows = await this.db.query<{ n: number | string }>(`WITH gone AS (${sql} RETURNING 1) SELECT count(*) AS n FROM gone`, params);
       const deleted = Number(rows[0]?.n ?? 0);
       total += deleted;
-      if (deleted < RETENTION_BATCH_ROWS) return total;
+      if (deleted < batchRows) return total;
       await yieldToOthers();
     }
   }
@@ -723,6 +699,32 @@ export function firstEventAfterStep(query: { provider?: string; event_type?: str
   if (query.provider !== undefined) c.add((p) => `events.provider = ${p}`, query.provider);
   if (query.event_type !== undefined) c.add((p) => `events.event_type = ${p}`, query.event_type);
   return { sql: `SELECT ${SUMMARY_COLUMNS} FROM events ${c.sql()} ORDER BY events.id LIMIT 1`, params: c.params };
+}
+
+/**
+ * Retention's bounded DELETEs: each picks at most `batchRows` ids through an index, then deletes
+ * them by primary key (`= ANY(ARRAY(…))`: an `IN (subquery)` may become a hash join over a
+ * sequential scan of the whole table).
+ */
+export function retentionStatements(batchRows: number) {
+  const batch = (table: string, where: string, order: string) =>
+    `DELETE FROM ${table} WHERE id = ANY(ARRAY(SELECT id FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ${Math.trunc(batchRows)}))`;
+  return {
+    eventsByAge: batch('events', 'events.received_at < now() - make_interval(secs => $1)', 'events.received_at, events.id'),
+    eventsUpTo: batch('events', '(events.received_at, events.id) <= ($1::timestamptz, $2)', 'events.received_at, events.id'),
+    rejectionsByAge: batch('rejections', 'rejections.received_at < now() - make_interval(secs => $1)', 'rejections.received_at, rejections.id'),
+    rejectionsUpToId: batch('rejections', 'rejections.id <= $1', 'rejections.id'),
+  };
+}
+
+/** The row `offset` places past `after` (or past the newest) in newest-first order. */
+export function nthNewestStep(offset: number, after: Cursor | null): SqlStep {
+  const c = new Conditions();
+  if (after) {
+    c.where.push(`(events.received_at, events.id) < (${c.param(after.received_at)}::timestamptz, ${c.param(after.id)})`);
+  }
+  const skip = c.param(offset);
+  return { sql: `SELECT ${iso('events.received_at')} AS received_at, events.id FROM events ${c.sql()} ${NEWEST_FIRST} OFFSET ${skip} LIMIT 1`, params: c.params };
 }
 
 export function rejectionListStep(query: { provider?: string; limit: number; cursor?: string }): SqlStep {
