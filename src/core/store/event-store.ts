@@ -133,8 +133,12 @@ export const MAX_BATCH_ROWS = 256;
 export const RETENTION_BATCH_ROWS = 5_000;
 /** The cut-off row for max_rows is found in steps of this many index entries (same reason). */
 const RETENTION_SEEK_ROWS = 50_000;
-/** Rejections are trimmed to the cap after this many inserts, not only by the hourly job. */
+/**
+ * Rejections are trimmed after this many inserts (or a tenth of the cap, if smaller), not only by
+ * the hourly job; a trim leaves room for that many, so the table never holds more than the cap.
+ */
 const REJECTION_TRIM_EVERY = 500;
+const rejectionTrimEvery = (cap: number) => Math.max(1, Math.min(REJECTION_TRIM_EVERY, Math.floor(cap / 10)));
 /**
  * Search looks at the first 64 KiB of a payload. Indexing more costs every insert of a large
  * body (trigram extraction is linear in the text) for matches a developer rarely needs.
@@ -419,7 +423,7 @@ export class EventStore {
 
   /**
    * Stores a rejection with at most MAX_REJECTION_HEADERS_BYTES of headers (`headers_truncated`
-   * says when some were cut). Every REJECTION_TRIM_EVERY inserts the table is trimmed back to
+   * says when some were cut). Every few hundred inserts the table is trimmed back under
    * `rejectionCap()`: a flood of forged requests must not grow the data dir until the hourly job.
    */
   async insertRejection(rejection: NewRejection): Promise<Rejection> {
@@ -439,9 +443,9 @@ export class EventStore {
         storableOrNull(rejection.source_ip, MAX_CONTENT_TYPE_CHARS),
       ],
     );
-    if (++this.rejectionsSinceTrim >= REJECTION_TRIM_EVERY && !this.trimming) {
+    const cap = this.rejectionCap();
+    if (++this.rejectionsSinceTrim >= rejectionTrimEvery(cap) && !this.trimming) {
       this.rejectionsSinceTrim = 0;
-      const cap = this.rejectionCap();
       this.trimming = this.trimRejections(cap)
         .catch(() => 0)
         .finally(() => (this.trimming = null));
@@ -449,12 +453,16 @@ export class EventStore {
     return toRejection(rows[0]!);
   }
 
-  /** Keeps the newest `cap` rejections (by id, which follows arrival); batched like retention. */
+  /**
+   * Keeps the newest rejections (by id, which follows arrival) with room for the next trim's
+   * worth under `cap`; batched like retention.
+   */
   async trimRejections(cap: number, batchRows = RETENTION_BATCH_ROWS): Promise<number> {
     const top = await this.db.query<{ id: number | string | null }>('SELECT max(id) AS id FROM rejections');
     if (top[0]?.id === null || top[0]?.id === undefined) return 0;
-    // Ids are unique, so at most `cap` rows have an id above this bound.
-    const bound = Number(top[0].id) - cap;
+    // Ids are unique, so at most `keep` rows have an id above this bound.
+    const keep = cap - rejectionTrimEvery(cap);
+    const bound = Number(top[0].id) - keep;
     if (bound <= 0) return 0;
     return this.deleteInBatches(retentionStatements(batchRows).rejectionsUpToId, [bound], batchRows);
   }
