@@ -223,7 +223,7 @@ export class EventStore {
   private flushing: Promise<void> | null = null;
   private closed = false;
   private rejectionsSinceTrim = 0;
-  private trimming: Promise<number> | null = null;
+  private trimming: Promise<void> | null = null;
   /** Tells this instance's own notifications apart from other instances'. */
   private readonly instanceId = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -443,14 +443,27 @@ export class EventStore {
         storableOrNull(rejection.source_ip, MAX_CONTENT_TYPE_CHARS),
       ],
     );
-    const cap = this.rejectionCap();
-    if (++this.rejectionsSinceTrim >= rejectionTrimEvery(cap) && !this.trimming) {
-      this.rejectionsSinceTrim = 0;
-      this.trimming = this.trimRejections(cap)
-        .catch(() => 0)
-        .finally(() => (this.trimming = null));
+    if (++this.rejectionsSinceTrim >= rejectionTrimEvery(this.rejectionCap()) && !this.trimming) {
+      // The request that made the trim due waits for it: a flood pays for its own clean-up, and
+      // once every request of a burst is answered the table is back under the cap.
+      this.trimming = this.trimRejectionsWhileDue().finally(() => (this.trimming = null));
+      await this.trimming;
     }
     return toRejection(rows[0]!);
+  }
+
+  /** Trims until fewer than a trim's worth of rejections arrived meanwhile. */
+  private async trimRejectionsWhileDue(): Promise<void> {
+    for (;;) {
+      const cap = this.rejectionCap();
+      if (this.rejectionsSinceTrim < rejectionTrimEvery(cap)) return;
+      this.rejectionsSinceTrim = 0;
+      try {
+        await this.trimRejections(cap);
+      } catch {
+        return; // the hourly job tries again; a failed trim must not fail the rejection's answer
+      }
+    }
   }
 
   /**
