@@ -20,6 +20,7 @@ import { acquireDirLock, PGLITE_SETTINGS, pgliteDir, restrictFileModes, type Sql
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglitePath);
+const { pg_trgm } = require(workerData.pgTrgmPath);
 const restrictFileModes = ${restrictFileModes.toString()};
 const ownerOnlyFiles = {
   name: 'owner-only files',
@@ -37,7 +38,7 @@ async function handle(message) {
       db = await PGlite.create(workerData.dataDir, {
         serializers: { 17: (x) => x },
         startParams: [...PGlite.defaultStartParams, ...workerData.settings.flatMap((setting) => ['-c', setting])],
-        extensions: { ownerOnlyFiles },
+        extensions: { pg_trgm, ownerOnlyFiles },
       });
     } else if (op === 'begin') {
       await new Promise((started) => {
@@ -84,8 +85,10 @@ export async function openPgliteInWorker(dataDir: string): Promise<SqlClient> {
   await mkdir(target, { recursive: true });
   const releaseLock = await acquireDirLock(join(dataDir, 'pgdata.lock'), dataDir);
   await unpackDatabaseTemplate(target);
-  const pglitePath = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { dataDir: target, pglitePath, settings: PGLITE_SETTINGS } });
+  const require = createRequire(import.meta.url);
+  const pglitePath = require.resolve('@electric-sql/pglite');
+  const pgTrgmPath = require.resolve('@electric-sql/pglite/contrib/pg_trgm');
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { dataDir: target, pglitePath, pgTrgmPath, settings: PGLITE_SETTINGS } });
   worker.unref();
   let nextId = 1;
   let nextTx = 1;

@@ -76,6 +76,7 @@ export function pgliteStartParams(defaults: readonly string[]): string[] {
  */
 export async function openPglite(dataDir: string | 'memory://'): Promise<SqlClient> {
   const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   let releaseLock = async () => {};
   let target: string | undefined;
   if (dataDir !== 'memory://') {
@@ -89,7 +90,7 @@ export async function openPglite(dataDir: string | 'memory://'): Promise<SqlClie
     db = await PGlite.create(target, {
       serializers: { [BYTEA_OID]: (x: unknown) => x as string },
       startParams: pgliteStartParams(PGlite.defaultStartParams),
-      extensions: { ownerOnlyFiles },
+      extensions: { pg_trgm, ownerOnlyFiles },
     });
   } catch (error) {
     await releaseLock();
