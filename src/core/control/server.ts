@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import type { Logger } from '../logger.js';
-import { listen } from '../net.js';
+import { decodePathComponent, listen, requestUrl } from '../net.js';
 import { bearerMatches, isLoopbackHost, isLoopbackOrigin } from './auth.js';
 
 /**
@@ -94,7 +94,8 @@ export class ControlServer {
     if (origin !== undefined && !isLoopbackOrigin(origin)) {
       return sendJson(res, 403, { error: 'forbidden', message: 'cross-origin requests are not allowed' });
     }
-    const url = new URL(req.url ?? '/', 'http://control');
+    const url = requestUrl(req);
+    if (!url) return sendJson(res, 400, { error: 'invalid_argument', message: 'the request target must be a path starting with "/"' });
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       return sendJson(res, 200, { status: 'ok' });
     }
@@ -115,11 +116,13 @@ export class ControlServer {
   }
 
   private async serveStatic(pathname: string, res: ServerResponse): Promise<void> {
+    const decoded = decodePathComponent(pathname);
+    if (decoded === null) return sendJson(res, 400, { error: 'invalid_argument', message: 'the path is not valid percent-encoded UTF-8' });
     const root = this.options.rendererDir;
     if (!root) {
       return sendJson(res, 404, { error: 'not_found', message: 'the web UI is not built: run `npm run build`' });
     }
-    let file = normalize(join(root, decodeURIComponent(pathname)));
+    let file = normalize(join(root, decoded));
     // Path traversal: nothing outside the renderer build may be served.
     if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) {
       return sendJson(res, 404, { error: 'not_found' });

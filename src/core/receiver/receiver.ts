@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorAnswer, ingest, recordRejection, routeFor, sha256Hex, type Answer, type IngestDeps } from './ingest.js';
-import { listen } from '../net.js';
+import { decodePathComponent, listen, requestUrl } from '../net.js';
 
 /**
  * The receiver port: the only port a tunnel exposes to the internet. It serves nothing but
@@ -53,18 +53,15 @@ export class Receiver {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://receiver');
+    const url = requestUrl(req);
+    if (!url) return drainThen(req, res, errorAnswer(400, 'bad_request', 'the request target must be a path, e.g. /webhooks/<provider name>'));
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       return send(res, { status: 200, contentType: 'application/json', body: '{"status":"ok"}' });
     }
     const match = ROUTE.exec(url.pathname);
     if (!match) return send(res, errorAnswer(404, 'not_found', 'webhooks are received at /webhooks/<provider name>'));
-    let name: string;
-    try {
-      name = decodeURIComponent(match[1]!);
-    } catch {
-      return send(res, errorAnswer(404, 'unknown_provider'));
-    }
+    const name = decodePathComponent(match[1]!);
+    if (name === null) return drainThen(req, res, errorAnswer(404, 'unknown_provider'));
     const route = routeFor(this.deps.providers, name);
     if ('answer' in route) return drainThen(req, res, route.answer);
     const { provider } = route;

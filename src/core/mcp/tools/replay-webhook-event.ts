@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_URL_CHARS } from '../../../shared/input.js';
 import { SwitchboardError } from '../../errors.js';
 import type { McpDeps } from '../deps.js';
 import type { ToolServer, ToolSpec } from '../tool.js';
@@ -7,6 +8,7 @@ export const ReplayWebhookEventInputSchema = z.strictObject({
   id: z.number().int().positive().describe('the event to replay'),
   target_url: z
     .url({ protocol: /^https?$/, error: 'target_url must be an http:// or https:// URL' })
+    .max(MAX_URL_CHARS)
     .optional()
     .describe('where to POST it (an allowed host, by default loopback only); default: replay.default_target from config.json'),
 });
