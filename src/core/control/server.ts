@@ -87,11 +87,10 @@ export class ControlServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!isLoopbackHost(req.headers.host)) {
-      return sendJson(res, 403, { error: 'forbidden', message: 'Host must be a loopback name (127.0.0.1, localhost or [::1])' });
+    if (!isLoopbackHost(req.rawHeaders)) {
+      return sendJson(res, 403, { error: 'forbidden', message: 'Host must be one loopback name (127.0.0.1, localhost or [::1]) with an optional port' });
     }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !isLoopbackOrigin(origin)) {
+    if (!isLoopbackOrigin(req.rawHeaders)) {
       return sendJson(res, 403, { error: 'forbidden', message: 'cross-origin requests are not allowed' });
     }
     const url = requestUrl(req);
