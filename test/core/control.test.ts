@@ -53,6 +53,37 @@ describe('control port', () => {
     expect((await raw('/probe/anything', { host, authorization: `Bearer ${TEST_TOKEN}` })).status).toBe(200);
   });
 
+  it('says whether the bearer token was missing, malformed or wrong', async () => {
+    const host = new URL(t.sb.url.control).host;
+    const cases: [Record<string, string>, string, RegExp][] = [
+      [{}, 'token_missing', /no bearer token was sent/],
+      [{ authorization: '' }, 'token_missing', /no bearer token was sent/],
+      [{ authorization: 'Basic dXNlcjpwYXNz' }, 'token_malformed', /not "Bearer <token>"/],
+      [{ authorization: 'Bearer' }, 'token_malformed', /not "Bearer <token>"/],
+      [{ authorization: 'Bearer wrong-token' }, 'token_wrong', /token is wrong/],
+      [{ authorization: `Bearer ${TEST_TOKEN}x` }, 'token_wrong', /token is wrong/],
+    ];
+    for (const [headers, reason, message] of cases) {
+      const answer = await raw('/probe/anything', { host, ...headers });
+      expect(answer.status).toBe(401);
+      const body = JSON.parse(answer.body);
+      expect(body).toMatchObject({ error: 'unauthorized', reason });
+      expect(body.message).toMatch(message);
+      expect(answer.headers['www-authenticate']).toMatch(reason === 'token_missing' ? /^Bearer realm="switchboard"$/ : /error="invalid_token"/);
+    }
+  });
+
+  it('answers /.well-known/* with 404 JSON, never the UI, token or not', async () => {
+    const host = new URL(t.sb.url.control).host;
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/.well-known', '/.well-known/']) {
+      for (const headers of [{ host }, { host, authorization: `Bearer ${TEST_TOKEN}` }]) {
+        const answer = await raw(path, headers);
+        expect({ path, status: answer.status, type: answer.headers['content-type'] }).toEqual({ path, status: 404, type: 'application/json' });
+        expect(JSON.parse(answer.body)).toMatchObject({ error: 'not_found', message: expect.stringMatching(/no OAuth/) });
+      }
+    }
+  });
+
   it('refuses a non-loopback Host (DNS rebinding) even with the token', async () => {
     for (const host of ['evil.example', 'evil.example:7778', '127.0.0.1.nip.io', '192.168.1.5:7778']) {
       const response = await raw('/probe/anything', { host, authorization: `Bearer ${TEST_TOKEN}` });

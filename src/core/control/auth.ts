@@ -88,8 +88,16 @@ function headerValues(rawHeaders: readonly string[], name: string): string[] {
   return values;
 }
 
-export function bearerMatches(authorization: string | undefined, token: string): boolean {
-  if (!authorization) return false;
+export type BearerCheck = 'ok' | 'missing' | 'malformed' | 'wrong';
+
+/**
+ * Whether the request carries the control token. A refusal says which of missing, malformed
+ * or wrong it was: "a token is required" to a client that sent a stale one reads like an OAuth
+ * prompt, and sends MCP clients looking for a login that does not exist.
+ */
+export function checkBearer(authorization: string | undefined, token: string): BearerCheck {
+  if (authorization === undefined || authorization.trim() === '') return 'missing';
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return match !== null && safeEqual(match[1]!, token);
+  if (!match) return 'malformed';
+  return safeEqual(match[1]!, token) ? 'ok' : 'wrong';
 }

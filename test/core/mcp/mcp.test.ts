@@ -600,6 +600,23 @@ describe('HTTP', () => {
     await expect(client.connect(new StreamableHTTPClientTransport(new URL(t.sb.url.mcp)))).rejects.toThrow();
   });
 
+  it('tells a wrong token from a missing one, and has no OAuth metadata to discover', async () => {
+    const missing = await raw('POST', JSON_RPC, initialize);
+    const wrong = await raw('POST', { ...JSON_RPC, authorization: 'Bearer stale-token-from-yesterday' }, initialize);
+    expect(JSON.parse(missing.body)).toMatchObject({ reason: 'token_missing' });
+    expect(JSON.parse(wrong.body)).toMatchObject({ reason: 'token_wrong', message: expect.stringMatching(/token is wrong/) });
+    // What an MCP client fetches after a 401 to start an OAuth flow (RFC 9728, RFC 8414).
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server']) {
+      const response = await fetch(new URL(path, t.sb.url.control));
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toBe('application/json');
+    }
+    // The official client, given a wrong token, fails to connect with the 401 (no login attempted).
+    const client = new Client({ name: 'wrong-token', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(t.sb.url.mcp), { requestInit: { headers: { authorization: 'Bearer stale' } } });
+    await expect(client.connect(transport)).rejects.toThrow(/401|token is wrong/);
+  });
+
   it('refuses a non-loopback Host and a foreign Origin (403), token or not', async () => {
     expect((await raw('POST', { ...AUTH, ...JSON_RPC, host: 'evil.example' }, initialize)).status).toBe(403);
     expect((await raw('POST', { ...AUTH, ...JSON_RPC, host: `evil.example:${new URL(t.sb.url.mcp).port}` }, initialize)).status).toBe(403);
