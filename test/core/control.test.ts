@@ -76,7 +76,7 @@ describe('control port', () => {
   it('answers /.well-known/* with 404 JSON, never the UI, token or not', async () => {
     const host = new URL(t.sb.url.control).host;
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/.well-known', '/.well-known/']) {
-      for (const headers of [{ host }, { host, authorization: `Bearer ${TEST_TOKEN}` }]) {
+      for (const headers of [{ host }, { host, authorization: `Bearer ${TEST_TOKEN}` }] as Record<string, string>[]) {
         const answer = await raw(path, headers);
         expect({ path, status: answer.status, type: answer.headers['content-type'] }).toEqual({ path, status: 404, type: 'application/json' });
         expect(JSON.parse(answer.body)).toMatchObject({ error: 'not_found', message: expect.stringMatching(/no OAuth/) });
