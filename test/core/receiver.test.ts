@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { sign as githubSign, verify as githubVerify } from '@octokit/webhooks-methods';
 import { isValidSlackRequest } from '@slack/bolt';
 import Stripe from 'stripe';
@@ -312,5 +313,28 @@ describe('receiver port', () => {
     const response = await fetch(`${t.sb.url.receiver}/webhooks/homelab`);
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('X-Forwarded-For from a peer that is not loopback', () => {
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((address) => address && !address.internal && address.family === 'IPv4')?.address;
+
+  it.skipIf(!external)('is ignored: the socket peer is the source', async () => {
+    const remote = await startTestSwitchboard({ receiver: { host: '0.0.0.0' }, providers: [{ name: 'homelab', kind: 'open' }] });
+    try {
+      const port = new URL(remote.sb.url.receiver).port;
+      const response = await fetch(`http://${external}:${port}/webhooks/homelab`, {
+        method: 'POST',
+        body: '{}',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9, 198.51.100.7' },
+      });
+      expect(response.status).toBe(200);
+      const { id } = (await response.json()) as { id: number };
+      expect((await remote.sb.store.getEvent(id))!.source_ip).toBe(external);
+    } finally {
+      await remote.close();
+    }
   });
 });
