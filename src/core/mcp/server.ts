@@ -5,7 +5,8 @@ import { ToolServer } from './tool.js';
 import { registerGetWebhookEventTool } from './tools/get-webhook-event.js';
 import { registerListProvidersTool } from './tools/list-providers.js';
 import { registerListWebhookEventsTool } from './tools/list-webhook-events.js';
-import { registerReplayWebhookEventTool, type ReplayLimiter } from './tools/replay-webhook-event.js';
+import type { ActionLimiter } from '../replay/rate-limit.js';
+import { registerReplayWebhookEventTool } from './tools/replay-webhook-event.js';
 import { registerWaitForWebhookEventTool } from './tools/wait-for-webhook-event.js';
 
 export const MCP_SERVER_NAME = 'switchboard';
@@ -17,7 +18,8 @@ wait_for_webhook_event waits for the webhook an action of yours causes; replay_w
 
 /** What one MCP session owns besides its server. */
 export interface McpSessionState {
-  replayLimiter: ReplayLimiter;
+  /** The rate limit of the session's bearer token, shared by its sessions' side effects (replays, test events). */
+  actionLimiter: ActionLimiter;
   /** Aborted when the HTTP connection that carried a request closes before its answer. */
   connectionSignal(requestId: string | number): AbortSignal | undefined;
 }
@@ -41,7 +43,7 @@ export function createMcpServer(deps: McpDeps, session: McpSessionState): Sessio
   });
   registerListWebhookEventsTool(tools, deps);
   registerGetWebhookEventTool(tools, deps);
-  registerReplayWebhookEventTool(tools, deps, session.replayLimiter);
+  registerReplayWebhookEventTool(tools, deps, session.actionLimiter);
   registerListProvidersTool(tools, deps);
   registerWaitForWebhookEventTool(tools, deps);
   const resources = registerEventResources(mcp, deps);
