@@ -134,6 +134,17 @@ export const ConfigSchema = z
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 
+/** Settings read only at start (ports, listen addresses, database); as JSON paths. */
+export function restartRequiredChanges(before: Config, after: Config): string[] {
+  const paths: string[] = [];
+  if (after.receiver.host !== before.receiver.host) paths.push('receiver.host');
+  if (after.receiver.port !== before.receiver.port) paths.push('receiver.port');
+  if (after.control.host !== before.control.host) paths.push('control.host');
+  if (after.control.port !== before.control.port) paths.push('control.port');
+  if (after.database.url !== before.database.url) paths.push('database.url');
+  return paths;
+}
+
 /** `providers[0].secrets[1].env` from a zod path. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';

@@ -1,10 +1,10 @@
-import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, access, constants } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from './bus.js';
 import { setupApi } from './api/http.js';
 import type { SwitchboardApi } from '../shared/api.js';
+import { watchConfigFile } from './config-watcher.js';
 import { configWarnings, loadConfigFile, parseConfig, writeConfigFile, type Config, type ConfigInput, type SecretVault } from './config.js';
 import { loadOrCreateToken } from './control/auth.js';
 import { ControlServer } from './control/server.js';
@@ -77,7 +77,6 @@ export class Switchboard {
   private urls: Urls | undefined;
   private readonly closers: { name: string; close: () => Promise<void> | void }[] = [];
   private retentionTimer: NodeJS.Timeout | undefined;
-  private configWatcher: FSWatcher | undefined;
 
   constructor(readonly options: SwitchboardOptions) {
     this.logger = options.logger ?? consoleLogger();
@@ -211,27 +210,16 @@ export class Switchboard {
     this.bus.emit('config-changed');
   }
 
+  /** Hand edits of config.json apply live (src/core/config-watcher.ts); a given config has no file. */
   private watchConfig(): void {
-    if (this.options.config !== undefined || !existsSync(this.configPath)) return;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      this.configWatcher = watch(this.configPath, () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          loadConfigFile(this.configPath)
-            .then(({ config }) => {
-              if (JSON.stringify(config) !== JSON.stringify(this.currentConfig)) {
-                this.applyConfig(config);
-                this.logger.info(`reloaded ${this.configPath}`);
-              }
-            })
-            .catch((error: Error) => this.logger.error(`${error.message} — keeping the previous configuration`));
-        }, 100);
-      });
-      this.closers.push({ name: 'config watcher', close: () => (clearTimeout(timer), this.configWatcher?.close()) });
-    } catch {
-      // Watching is a convenience; edits through the UI reload without it.
-    }
+    if (this.options.config !== undefined) return;
+    const watcher = watchConfigFile({
+      path: this.configPath,
+      logger: this.logger,
+      current: () => this.currentConfig,
+      apply: (config) => this.applyConfig(config),
+    });
+    this.onStop('config watcher', () => watcher.close());
   }
 
   private startRetention(): void {

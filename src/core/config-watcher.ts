@@ -1,0 +1,236 @@
+import { unwatchFile, watch, watchFile, type FSWatcher, type Stats } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { configWarnings, parseConfig, restartRequiredChanges, type Config } from './config.js';
+import type { Logger } from './logger.js';
+
+/**
+ * Follows config.json on disk so that hand edits apply live (DESIGN §3), whoever wrote the file
+ * last and however they wrote it.
+ *
+ * Why the *directory* is watched, filtered by name: `fs.watch` on a file follows its inode, and
+ * an atomic save (our own UI/API saves, vim, VS Code, JetBrains) renames a new file over the old
+ * one, after which a file watch reports nothing ever again. A directory watch also sees the file
+ * appear when it did not exist at start, and delete + create.
+ *
+ * Why a stat poll as well (`fs.watchFile`, by path, every few seconds): directory events miss a
+ * config.json that is a symlink into another directory (dotfiles), network and container mounts,
+ * and a directory that does not exist yet. Both feed one debounced reload, and a reload that
+ * finds the same configuration does nothing, so a change seen twice is applied once.
+ *
+ * Every reload that changes something is logged in one line naming what changed (never a value:
+ * secrets are "secrets changed"); every refusal in one line naming the JSON path, after which the
+ * previous configuration keeps running. A deleted file keeps the running configuration too: a
+ * `git stash` or an editor's delete-then-write must not drop every provider.
+ */
+
+export interface ConfigWatcherOptions {
+  path: string;
+  logger: Logger;
+  current: () => Config;
+  apply: (config: Config) => void;
+  /** Quiet time after the last change before reading: editors write in bursts. */
+  debounceMs?: number;
+  pollMs?: number;
+}
+
+export interface ConfigWatcher {
+  close(): void;
+}
+
+export const CONFIG_DEBOUNCE_MS = 150;
+export const CONFIG_POLL_MS = 2_000;
+
+type Read = { kind: 'missing' } | { kind: 'refused'; text: string | null; reason: string } | { kind: 'ok'; text: string; config: Config };
+
+export function watchConfigFile(options: ConfigWatcherOptions): ConfigWatcher {
+  const { path, logger } = options;
+  const debounceMs = options.debounceMs ?? CONFIG_DEBOUNCE_MS;
+  const name = basename(path);
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let rerun = false;
+  let dirWatcher: FSWatcher | undefined;
+  // What the file was at the last read ('start' before the first), so each state of the file is
+  // logged once however often it is seen.
+  let state: 'start' | 'missing' | 'refused' | 'ok' = 'start';
+  let reportedRefusal: string | undefined;
+  // A refusal is confirmed by a second read: a truncate-then-write save can be caught half-way.
+  let unconfirmedRefusal: string | null | undefined;
+
+  const schedule = () => {
+    if (closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(reloadSoon, debounceMs);
+  };
+
+  const reloadSoon = () => {
+    if (running) {
+      rerun = true;
+      return;
+    }
+    running = reload()
+      .catch((error: Error) => logger.error(`${path}: reload failed: ${error.message}`))
+      .finally(() => {
+        running = undefined;
+        if (rerun && !closed) {
+          rerun = false;
+          schedule();
+        }
+      });
+  };
+
+  const reload = async () => {
+    const read = await readConfig(path);
+    if (closed) return;
+    watchDirectory();
+    if (read.kind === 'missing') {
+      unconfirmedRefusal = undefined;
+      reportedRefusal = undefined;
+      if (state !== 'missing' && state !== 'start') {
+        logger.warn(`${path} was removed — keeping the current configuration (a save from the UI writes the file again)`);
+      }
+      state = 'missing';
+      return;
+    }
+    if (read.kind === 'refused') {
+      if (unconfirmedRefusal !== read.text) {
+        unconfirmedRefusal = read.text;
+        schedule();
+        return;
+      }
+      if (state !== 'refused' || reportedRefusal !== read.reason) {
+        logger.error(`${path} not applied: ${read.reason} — keeping the previous configuration`);
+      }
+      state = 'refused';
+      reportedRefusal = read.reason;
+      return;
+    }
+    const recovered = state === 'missing' || state === 'refused';
+    state = 'ok';
+    unconfirmedRefusal = undefined;
+    reportedRefusal = undefined;
+    const before = options.current();
+    const changes = describeChanges(before, read.config);
+    if (changes.length === 0) {
+      // Our own UI/API saves land here (already applied); say something only after a reported problem.
+      if (recovered) logger.info(`${path} reloaded: no changes`);
+      return;
+    }
+    options.apply(read.config);
+    logger.info(`${path} reloaded: ${changes.join('; ')}`);
+    const known = new Set(configWarnings(before));
+    for (const warning of configWarnings(read.config)) if (!known.has(warning)) logger.warn(warning);
+  };
+
+  const watchDirectory = () => {
+    if (dirWatcher || closed) return;
+    try {
+      dirWatcher = watch(dirname(path), { persistent: false }, (_event, file) => {
+        // Some platforms omit the name; then any change in the directory may be ours.
+        if (file === null || file === name) schedule();
+      });
+      dirWatcher.on('error', () => {
+        // The directory itself went away; the poll notices when it (and the file) come back.
+        dirWatcher?.close();
+        dirWatcher = undefined;
+      });
+    } catch {
+      // The directory does not exist (yet): the poll covers it, and reload() retries this.
+    }
+  };
+
+  const onStat = (current: Stats, previous: Stats) => {
+    if (current.mtimeMs !== previous.mtimeMs || current.ino !== previous.ino || current.size !== previous.size || current.nlink !== previous.nlink) {
+      schedule();
+    }
+  };
+
+  watchDirectory();
+  // A first read closes the window between the start-up read and the watch.
+  schedule();
+  watchFile(path, { persistent: false, interval: options.pollMs ?? CONFIG_POLL_MS }, onStat);
+
+  return {
+    close() {
+      closed = true;
+      clearTimeout(timer);
+      dirWatcher?.close();
+      unwatchFile(path, onStat);
+    },
+  };
+}
+
+async function readConfig(path: string): Promise<Read> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    return { kind: 'refused', text: null, reason: `cannot be read (${code ?? (error as Error).message})` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { kind: 'refused', text, reason: `not valid JSON (${(error as Error).message}); config.json is plain JSON: no comments or trailing commas` };
+  }
+  try {
+    // parseConfig's message starts with its source; the log line names the file already.
+    return { kind: 'ok', text, config: parseConfig(json, '') };
+  } catch (error) {
+    return { kind: 'refused', text, reason: (error as Error).message.replace(/^: /, '') };
+  }
+}
+
+/**
+ * What differs between two configurations, in the words of the file: provider names and the
+ * keys that changed, never values (a changed secret is "secrets changed").
+ */
+export function describeChanges(before: Config, after: Config): string[] {
+  const changes: string[] = [];
+  const providers: string[] = [];
+  const old = new Map(before.providers.map((provider) => [provider.name, provider]));
+  const now = new Map(after.providers.map((provider) => [provider.name, provider]));
+  for (const [name, provider] of now) {
+    const previous = old.get(name);
+    if (!previous) {
+      providers.push(`+${name}`);
+      continue;
+    }
+    const fields = providerFieldChanges(previous as unknown as Record<string, unknown>, provider as unknown as Record<string, unknown>);
+    if (fields.length > 0) providers.push(`${name} (${fields.join(', ')})`);
+  }
+  for (const name of old.keys()) if (!now.has(name)) providers.push(`-${name}`);
+  if (providers.length > 0) changes.push(`providers ${providers.join(', ')}`);
+  else if (!same(before.providers.map((provider) => provider.name), after.providers.map((provider) => provider.name))) changes.push('providers reordered');
+
+  const restart = new Set(restartRequiredChanges(before, after));
+  for (const section of ['receiver', 'control', 'replay', 'retention', 'database'] as const) {
+    const a = before[section] as Record<string, unknown>;
+    const b = after[section] as Record<string, unknown>;
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      if (same(a[key], b[key])) continue;
+      const path = `${section}.${key}`;
+      changes.push(restart.has(path) ? `${path} (takes effect after a restart)` : path);
+    }
+  }
+  return changes;
+}
+
+const SECRET_FIELDS = new Set(['secrets', 'url', 'public_key']);
+
+function providerFieldChanges(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  const fields: string[] = [];
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (same(before[key], after[key])) continue;
+    if (key === 'enabled') fields.push(after.enabled ? 'enabled' : 'disabled');
+    else if (key === 'kind') fields.push(`kind ${String(after.kind)}`);
+    else fields.push(SECRET_FIELDS.has(key) ? `${key === 'public_key' ? 'public key' : key} changed` : key);
+  }
+  return fields;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
