@@ -258,6 +258,33 @@ export function resolveSecrets(
   return { values, missing };
 }
 
+/**
+ * What to do about a secret whose sources all resolved to nothing, naming each source (never a
+ * value). Environment variables are read from the environment switchboard was started with: a
+ * running process never sees a variable exported later (in another shell or not), so the advice
+ * for them is always "set it and restart", with the ways that need no restart beside it.
+ */
+export function missingSecretAdvice(sources: readonly SecretSource[], options: { vault: boolean; what?: 'secret' | 'URL' }): string {
+  const what = options.what ?? 'secret';
+  const envNames = sources.flatMap((source) => ('env' in source ? [source.env] : []));
+  const stored = sources.flatMap((source) => ('stored' in source ? [source.stored] : []));
+  const advice: string[] = [];
+  if (envNames.length > 0) {
+    advice.push(
+      `set ${envNames.join(' or ')} in the environment switchboard starts with and restart it, or store the ${what} in config.json / the UI`,
+    );
+  }
+  if (stored.length > 0) {
+    advice.push(
+      options.vault
+        ? `the ${what} stored as ${stored.join(', ')} is no longer in this machine's keychain: enter it again on the Providers screen`
+        : `the ${what} stored as ${stored.join(', ')} is kept by the desktop app, which switchboard serve cannot read: use { "env": "NAME" } or a value in config.json`,
+    );
+  }
+  if (advice.length === 0) advice.push(`add a ${what} to this provider in config.json or on the Providers screen`);
+  return advice.join('; or ');
+}
+
 /** Warnings worth printing at start; they name sources, never values. */
 export function configWarnings(config: Config): string[] {
   const warnings: string[] = [];
