@@ -28,7 +28,8 @@ export interface ConfigWatcherOptions {
   path: string;
   logger: Logger;
   current: () => Config;
-  apply: (config: Config) => void;
+  /** Applies a changed configuration; returns warnings to log after the reload line. */
+  apply: (config: Config) => string[];
   /** Quiet time after the last change before reading: editors write in bursts. */
   debounceMs?: number;
   pollMs?: number;
@@ -118,10 +119,10 @@ export function watchConfigFile(options: ConfigWatcherOptions): ConfigWatcher {
       if (recovered) logger.info(`${path} reloaded: no changes`);
       return;
     }
-    options.apply(read.config);
+    const warnings = options.apply(read.config);
     logger.info(`${path} reloaded: ${changes.join('; ')}`);
     const known = new Set(configWarnings(before));
-    for (const warning of configWarnings(read.config)) if (!known.has(warning)) logger.warn(warning);
+    for (const warning of [...configWarnings(read.config).filter((warning) => !known.has(warning)), ...warnings]) logger.warn(warning);
   };
 
   const watchDirectory = () => {

@@ -217,9 +217,28 @@ export class Switchboard {
       path: this.configPath,
       logger: this.logger,
       current: () => this.currentConfig,
-      apply: (config) => this.applyConfig(config),
+      apply: (config) => {
+        // A provider added by hand whose env variable was never set would only show up as 503s.
+        const missingBefore = new Set(this.providersMissingSecrets().map(({ name }) => name));
+        this.applyConfig(config);
+        return this.providersMissingSecrets()
+          .filter(({ name }) => !missingBefore.has(name))
+          .map(({ name, advice }) => `provider "${name}" has no usable secret: ${advice}`);
+      },
     });
     this.onStop('config watcher', () => watcher.close());
+  }
+
+  /** Enabled providers whose secret (or Redis URL) resolves to nothing, with what to do. */
+  private providersMissingSecrets(): { name: string; advice: string }[] {
+    return this.currentConfig.providers.flatMap((provider) => {
+      if (!provider.enabled) return [];
+      if ('url' in provider) {
+        return this.providers.resolveSecret(provider.url) === undefined ? [{ name: provider.name, advice: this.providers.missingSecretAdvice([provider.url], 'URL') }] : [];
+      }
+      const advice = this.providers.webhook(provider.name)?.secretAdvice;
+      return advice ? [{ name: provider.name, advice }] : [];
+    });
   }
 
   private startRetention(): void {

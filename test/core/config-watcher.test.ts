@@ -194,6 +194,19 @@ describe('config.json edited by hand while switchboard runs (data dir)', () => {
     expect(line).toMatch(/reloaded: receiver\.port \(takes effect after a restart\); replay\.timeout_ms$/);
     expect(run.sb.config.replay.timeout_ms).toBe(2_000);
   });
+
+  it('warns right after the reload when an added provider names an environment variable that is not set', async () => {
+    const from = run.logger.lines.length;
+    const raw = JSON.parse(await readFile(configPath, 'utf8'));
+    raw.providers.push({ name: 'billing', kind: 'stripe', secrets: [{ env: 'SB_TEST_NEVER_SET_SECRET' }] });
+    await renameReplace(configPath, JSON.stringify(raw));
+    await run.logged(/reloaded: providers \+billing$/, from);
+    const lines = run.logger.lines.slice(from);
+    const reload = lines.findIndex((line) => /reloaded/.test(line));
+    expect(lines[reload + 1]).toBe(
+      'warn provider "billing" has no usable secret: set SB_TEST_NEVER_SET_SECRET in the environment switchboard starts with and restart it, or store the secret in config.json / the UI',
+    );
+  });
 });
 
 describe('config.json elsewhere (--config FILE)', () => {
