@@ -1,22 +1,11 @@
-import { unwatchFile, watch, watchFile, type FSWatcher, type Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
 import { configWarnings, parseConfig, restartRequiredChanges, type Config } from './config.js';
+import { watchPath } from './file-watch.js';
 import type { Logger } from './logger.js';
 
 /**
  * Follows config.json on disk so that hand edits apply live (DESIGN §3), whoever wrote the file
- * last and however they wrote it.
- *
- * Why the *directory* is watched, filtered by name: `fs.watch` on a file follows its inode, and
- * an atomic save (our own UI/API saves, vim, VS Code, JetBrains) renames a new file over the old
- * one, after which a file watch reports nothing ever again. A directory watch also sees the file
- * appear when it did not exist at start, and delete + create.
- *
- * Why a stat poll as well (`fs.watchFile`, by path, every few seconds): directory events miss a
- * config.json that is a symlink into another directory (dotfiles), network and container mounts,
- * and a directory that does not exist yet. Both feed one debounced reload, and a reload that
- * finds the same configuration does nothing, so a change seen twice is applied once.
+ * last and however they wrote it (src/core/file-watch.ts says how the file is followed).
  *
  * Every reload that changes something is logged in one line naming what changed (never a value:
  * secrets are "secrets changed"); every refusal in one line naming the JSON path, after which the
@@ -30,75 +19,49 @@ export interface ConfigWatcherOptions {
   current: () => Config;
   /** Applies a changed configuration; returns warnings to log after the reload line. */
   apply: (config: Config) => string[];
-  /** Quiet time after the last change before reading: editors write in bursts. */
-  debounceMs?: number;
-  pollMs?: number;
 }
 
 export interface ConfigWatcher {
   close(): void;
 }
 
-export const CONFIG_DEBOUNCE_MS = 150;
-export const CONFIG_POLL_MS = 2_000;
-
 type Read = { kind: 'missing' } | { kind: 'refused'; text: string | null; reason: string } | { kind: 'ok'; text: string; config: Config };
 
 export function watchConfigFile(options: ConfigWatcherOptions): ConfigWatcher {
   const { path, logger } = options;
-  const debounceMs = options.debounceMs ?? CONFIG_DEBOUNCE_MS;
-  const name = basename(path);
-  let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let rerun = false;
-  let dirWatcher: FSWatcher | undefined;
   // What the file was at the last read ('start' before the first), so each state of the file is
   // logged once however often it is seen.
   let state: 'start' | 'missing' | 'refused' | 'ok' = 'start';
   let reportedRefusal: string | undefined;
-  // A refusal is confirmed by a second read: a truncate-then-write save can be caught half-way.
+  // A refusal or a removal is confirmed by a second read: a truncate-then-write or a
+  // delete-then-create save can be caught half-way.
   let unconfirmedRefusal: string | null | undefined;
-
-  const schedule = () => {
-    if (closed) return;
-    clearTimeout(timer);
-    timer = setTimeout(reloadSoon, debounceMs);
-  };
-
-  const reloadSoon = () => {
-    if (running) {
-      rerun = true;
-      return;
-    }
-    running = reload()
-      .catch((error: Error) => logger.error(`${path}: reload failed: ${error.message}`))
-      .finally(() => {
-        running = undefined;
-        if (rerun && !closed) {
-          rerun = false;
-          schedule();
-        }
-      });
-  };
+  let unconfirmedMissing = false;
+  let closed = false;
 
   const reload = async () => {
     const read = await readConfig(path);
     if (closed) return;
-    watchDirectory();
     if (read.kind === 'missing') {
       unconfirmedRefusal = undefined;
       reportedRefusal = undefined;
+      if (state !== 'missing' && state !== 'start' && !unconfirmedMissing) {
+        unconfirmedMissing = true;
+        watch.recheck();
+        return;
+      }
+      unconfirmedMissing = false;
       if (state !== 'missing' && state !== 'start') {
         logger.warn(`${path} was removed — keeping the current configuration (a save from the UI writes the file again)`);
       }
       state = 'missing';
       return;
     }
+    unconfirmedMissing = false;
     if (read.kind === 'refused') {
       if (unconfirmedRefusal !== read.text) {
         unconfirmedRefusal = read.text;
-        schedule();
+        watch.recheck();
         return;
       }
       if (state !== 'refused' || reportedRefusal !== read.reason) {
@@ -125,40 +88,11 @@ export function watchConfigFile(options: ConfigWatcherOptions): ConfigWatcher {
     for (const warning of [...configWarnings(read.config).filter((warning) => !known.has(warning)), ...warnings]) logger.warn(warning);
   };
 
-  const watchDirectory = () => {
-    if (dirWatcher || closed) return;
-    try {
-      dirWatcher = watch(dirname(path), { persistent: false }, (_event, file) => {
-        // Some platforms omit the name; then any change in the directory may be ours.
-        if (file === null || file === name) schedule();
-      });
-      dirWatcher.on('error', () => {
-        // The directory itself went away; the poll notices when it (and the file) come back.
-        dirWatcher?.close();
-        dirWatcher = undefined;
-      });
-    } catch {
-      // The directory does not exist (yet): the poll covers it, and reload() retries this.
-    }
-  };
-
-  const onStat = (current: Stats, previous: Stats) => {
-    if (current.mtimeMs !== previous.mtimeMs || current.ino !== previous.ino || current.size !== previous.size || current.nlink !== previous.nlink) {
-      schedule();
-    }
-  };
-
-  watchDirectory();
-  // A first read closes the window between the start-up read and the watch.
-  schedule();
-  watchFile(path, { persistent: false, interval: options.pollMs ?? CONFIG_POLL_MS }, onStat);
-
+  const watch = watchPath(path, reload, { onError: (error) => logger.error(`${path}: reload failed: ${error.message}`) });
   return {
     close() {
       closed = true;
-      clearTimeout(timer);
-      dirWatcher?.close();
-      unwatchFile(path, onStat);
+      watch.close();
     },
   };
 }

@@ -6,8 +6,9 @@ import { setupApi } from './api/http.js';
 import type { SwitchboardApi } from '../shared/api.js';
 import { watchConfigFile } from './config-watcher.js';
 import { configWarnings, loadConfigFile, parseConfig, writeConfigFile, type Config, type ConfigInput, type SecretVault } from './config.js';
-import { loadOrCreateToken } from './control/auth.js';
+import { loadOrCreateToken, TOKEN_FILE } from './control/auth.js';
 import { ControlServer } from './control/server.js';
+import { watchControlToken } from './control/token-watcher.js';
 import { SwitchboardError } from './errors.js';
 import { consoleLogger, type Logger } from './logger.js';
 import type { McpSessions } from './mcp/sessions.js';
@@ -186,6 +187,7 @@ export class Switchboard {
       };
       this.startRetention();
       this.watchConfig();
+      this.watchControlToken();
     } catch (error) {
       await this.stop();
       throw error;
@@ -227,6 +229,22 @@ export class Switchboard {
       },
     });
     this.onStop('config watcher', () => watcher.close());
+  }
+
+  /** A control-token file replaced by hand applies at once; SWITCHBOARD_TOKEN (options.token) has no file. */
+  private watchControlToken(): void {
+    if (this.options.token !== undefined) return;
+    const watcher = watchControlToken({
+      path: join(this.options.dataDir, TOKEN_FILE),
+      logger: this.logger,
+      current: () => this.token,
+      apply: (token) => {
+        this.controlToken = token;
+        this.control.setToken(token);
+        if (this.urls) this.urls = { ...this.urls, ui: `${this.urls.control}/#token=${token}` };
+      },
+    });
+    this.onStop('control-token watcher', () => watcher.close());
   }
 
   /** Enabled providers whose secret (or Redis URL) resolves to nothing, with what to do. */
