@@ -136,6 +136,15 @@ describe('serve refuses to start with one clear line and exit code 2', () => {
     expect(result.stderr).not.toContain('hunter2');
   });
 
+  it('on a control-token written by hand that is too short, instead of silently replacing it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-cli-token-'));
+    await writeFile(join(dir, 'control-token'), 'hunter2\n');
+    const result = await serveFailure(['--data-dir', dir, '--port', '0', '--control-port', '0'], { SWITCHBOARD_TOKEN: '' });
+    expect(result.code).toBe(2);
+    expectOneClearLine(result.stderr, /control-token: a control token is one line of at least 32 characters/);
+    expect(await readFile(join(dir, 'control-token'), 'utf8')).toBe('hunter2\n');
+  });
+
   it('on a bad flag value', async () => {
     const result = await serveFailure(['--port', 'eighty']);
     expect(result.code).toBe(2);

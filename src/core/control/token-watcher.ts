@@ -13,6 +13,13 @@ import type { Logger } from '../logger.js';
 
 export const MIN_TOKEN_LENGTH = 32;
 
+/** Why a token read from the file cannot be used, or null. */
+export function unusableTokenReason(token: string): string | null {
+  return token.length < MIN_TOKEN_LENGTH || /\s/.test(token)
+    ? `a control token is one line of at least ${MIN_TOKEN_LENGTH} characters without spaces (e.g. \`openssl rand -base64 32\`)`
+    : null;
+}
+
 export function watchControlToken(options: { path: string; logger: Logger; current: () => string; apply: (token: string) => void }): { close(): void } {
   const { path, logger } = options;
   let reported: string | undefined;
@@ -37,16 +44,14 @@ export function watchControlToken(options: { path: string; logger: Logger; curre
       reported = undefined;
       return;
     }
-    if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
+    const unusable = unusableTokenReason(token);
+    if (unusable) {
       if (unconfirmed !== token) {
         unconfirmed = token;
         watch.recheck();
         return;
       }
-      report(
-        'error',
-        `${path} not applied: a control token is one line of at least ${MIN_TOKEN_LENGTH} characters without spaces (e.g. \`openssl rand -base64 32\`) — keeping the previous token`,
-      );
+      report('error', `${path} not applied: ${unusable} — keeping the previous token`);
       return;
     }
     reported = undefined;
