@@ -1,4 +1,5 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync, sign as ed25519Sign } from 'node:crypto';
+import { verifyKey } from 'discord-interactions';
 import '@shopify/shopify-api/adapters/web-api';
 import { getHmac } from '@shopify/shopify-api/test-helpers';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
@@ -26,6 +27,9 @@ const STANDARD = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const PUBLIC_URL = 'https://replay-protection.ngrok.app';
 const NOTE = /no replay protection in this scheme: \w+ signs neither a delivery id nor a time/;
 
+const discordKeys = generateKeyPairSync('ed25519');
+const DISCORD_PUBLIC_KEY = discordKeys.publicKey.export({ format: 'der', type: 'spki' }).subarray(-32).toString('hex');
+
 let t: TestSwitchboard;
 
 beforeAll(async () => {
@@ -40,6 +44,7 @@ beforeAll(async () => {
       { name: 'standard', kind: 'standard-webhooks', secrets: [{ value: STANDARD }] },
       { name: 'token', kind: 'token', secrets: [{ value: 'shared-token-replay-protection' }] },
       { name: 'open', kind: 'open' },
+      { name: 'discord', kind: 'discord', public_key: DISCORD_PUBLIC_KEY },
     ],
   });
 });
@@ -127,5 +132,28 @@ describe('schemes that sign a time', () => {
     const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new StandardWebhook(STANDARD).sign(id, at, body) };
     expect(await t.deliver('/webhooks/standard', body, headers)).toMatchObject({ status: 200 });
     expect(await t.deliver('/webhooks/standard', body, { ...headers, 'webhook-id': 'msg_captured' })).toMatchObject({ status: 401, json: { error: 'signature_mismatch' } });
+  });
+
+  it('discord: an interaction carries a signed id (a re-sent capture is a duplicate); a webhook event has none, and says so', async () => {
+    const headers = async (body: string) => {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signature = ed25519Sign(null, Buffer.from(`${timestamp}${body}`), discordKeys.privateKey).toString('hex');
+      expect(await verifyKey(body, signature, timestamp, DISCORD_PUBLIC_KEY)).toBe(true);
+      return { 'content-type': 'application/json', 'x-signature-ed25519': signature, 'x-signature-timestamp': timestamp };
+    };
+    const interaction = JSON.stringify({ id: '1184739283746128400', type: 2, data: { name: 'deploy' } });
+    const interactionHeaders = await headers(interaction);
+    const first = await t.deliver('/webhooks/discord', interaction, interactionHeaders);
+    expect(first.status).toBe(200);
+    expect((await t.deliver('/webhooks/discord', interaction, interactionHeaders)).status).toBe(200);
+    expect((await t.sb.store.listEvents({ provider: 'discord', event_type: 'APPLICATION_COMMAND deploy', limit: 5 })).items).toHaveLength(1);
+
+    const event = JSON.stringify({ version: 1, application_id: '1184739283746120000', type: 1, event: { type: 'APPLICATION_AUTHORIZED', timestamp: new Date().toISOString(), data: {} } });
+    const eventHeaders = await headers(event);
+    expect((await t.deliver('/webhooks/discord', event, eventHeaders)).status).toBe(204);
+    expect((await t.deliver('/webhooks/discord', event, eventHeaders)).status).toBe(204);
+    const stored = await t.sb.store.listEvents({ provider: 'discord', event_type: 'APPLICATION_AUTHORIZED', limit: 5 });
+    expect(stored.items).toHaveLength(2);
+    expect((await t.sb.store.getEvent(stored.items[0]!.id))!.verify_detail).toMatch(/replay window only: webhook events carry no id, so within ±300 s a captured delivery re-sent is a new verified event/);
   });
 });
