@@ -38,7 +38,7 @@ async function handle(message) {
       db = await PGlite.create(workerData.dataDir, {
         serializers: { 17: (x) => x },
         startParams: [...PGlite.defaultStartParams, ...workerData.settings.flatMap((setting) => ['-c', setting])],
-        extensions: { pg_trgm, ownerOnlyFiles },
+        extensions: { ownerOnlyFiles, pg_trgm },
       });
     } else if (op === 'begin') {
       await new Promise((started) => {

@@ -90,7 +90,7 @@ export async function openPglite(dataDir: string | 'memory://'): Promise<SqlClie
     db = await PGlite.create(target, {
       serializers: { [BYTEA_OID]: (x: unknown) => x as string },
       startParams: pgliteStartParams(PGlite.defaultStartParams),
-      extensions: { pg_trgm, ownerOnlyFiles },
+      extensions: { ownerOnlyFiles, pg_trgm },
     });
   } catch (error) {
     await releaseLock();
