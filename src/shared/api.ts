@@ -25,6 +25,9 @@ import { PROVIDER_KINDS, ProviderStatusSchema } from './providers.js';
 
 export const EVENTS_PAGE_MAX = 500;
 
+/** Who may say they are asking through the UI API; `mcp` and `forward` are the core's own. */
+export const API_CALLERS = ['ui', 'api', 'cli'] as const;
+
 export const ListEventsInputSchema = z.strictObject({
   provider: z.string().min(1).optional(),
   event_type: z.string().min(1).optional(),
@@ -53,6 +56,7 @@ export const ReplayEventInputSchema = z.strictObject({
   payload: z.string().optional().describe('edited body to send instead of the stored one'),
   payload_encoding: z.enum(PAYLOAD_ENCODINGS).default('utf8'),
   headers: z.record(z.string(), z.string()).optional().describe('headers to add or override'),
+  requested_by: z.enum(API_CALLERS).optional().describe('who is asking, recorded on the replay row (default ui)'),
 });
 export const ReplayEventOutputSchema = ReplaySchema;
 

@@ -75,7 +75,7 @@ function implement(sb: Switchboard): Implementation {
         ...(input.resign !== undefined ? { resign: input.resign } : {}),
         ...(input.payload !== undefined ? { payload: new Uint8Array(Buffer.from(input.payload, input.payload_encoding)) } : {}),
         ...(input.headers !== undefined ? { headers: input.headers } : {}),
-        requestedBy: 'ui',
+        requestedBy: input.requested_by ?? 'ui',
       });
       return toWireReplay(record);
     },

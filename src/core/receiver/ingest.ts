@@ -59,7 +59,6 @@ export async function recordRejection(
   hint: string,
   body: { size: number; sha256: string },
 ): Promise<void> {
-  deps.logger.warn(`rejected delivery to "${provider.name}": ${reason}`);
   try {
     const rejection = await deps.store.insertRejection({
       provider: provider.name,
@@ -124,7 +123,7 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
     return errorAnswer(503, 'storage_unavailable', `${message}; the sender should retry`);
   }
 
-  if (!stored.duplicate) deps.bus.emit('event', stored.event);
+  deps.bus.emit(stored.duplicate ? 'duplicate' : 'event', stored.event);
 
   const handshake = verifier.handshake?.(delivery);
   if (handshake) return { status: handshake.status ?? 200, body: handshake.body, contentType: handshake.contentType };
