@@ -70,8 +70,8 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (isSwitchboardError(error)) throw usageError(error.message, error.hint);
     throw error;
   }
-  process.stdout.write(json ? `${JSON.stringify(readyRecord(switchboard))}\n` : banner(switchboard));
-  await recordControlUrl(dataDir, switchboard);
+  // Listening before the banner is out: a delivery may arrive the moment the ports answer.
+  // (Stream lines are written on a later tick, so the banner still comes first.)
   const stream = flags.quiet
     ? undefined
     : startTerminalStream(switchboard.bus, {
@@ -79,6 +79,8 @@ async function serve(flags: ServeFlags): Promise<void> {
         color: !json && colorWanted(process.stdout),
         write: (chunk) => process.stdout.write(chunk),
       });
+  process.stdout.write(json ? `${JSON.stringify(readyRecord(switchboard))}\n` : banner(switchboard));
+  await recordControlUrl(dataDir, switchboard);
   // A closed stdout (the reader went away) must not take the receiver down with it.
   process.stdout.on('error', () => stream?.close());
   handleSignals(switchboard, () => {
