@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { isSwitchboardError } from '../../core/errors.js';
 import { consoleLogger, type Logger } from '../../core/logger.js';
-import { createSwitchboard, type Switchboard } from '../../core/switchboard.js';
+import type { Switchboard } from '../../core/switchboard.js';
 import { banner } from '../banner.js';
 import { CONTROL_URL_FILE, resolveDataDir } from '../data-dir.js';
 import { usageError } from '../exit.js';
@@ -51,6 +51,8 @@ async function serve(flags: ServeFlags): Promise<void> {
   const controlPort = portArg(flags.controlPort, '--control-port');
   const dataDir = resolveDataDir(flags.dataDir);
   const json = flags.logFormat === 'json';
+  // Loaded here, not at the top: the client verbs start without the core (and its database).
+  const { createSwitchboard } = await import('../../core/switchboard.js');
   const switchboard = createSwitchboard({
     dataDir,
     configPath: flags.config ? resolve(flags.config) : undefined,

@@ -1,0 +1,274 @@
+import { sign } from '@octokit/webhooks-methods';
+import { createServer } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventSummarySchema } from '../../src/shared/events.js';
+import { GetEventOutputSchema, ListProvidersOutputSchema, ReplayEventOutputSchema } from '../../src/shared/api.js';
+import { BIN, runCli, spawnServe, waitForOutput, type Serve } from '../helpers/cli.js';
+import { startConsumer, type Consumer } from '../core/replay/consumer.js';
+import { spawn } from 'node:child_process';
+
+/**
+ * The client verbs (DESIGN §13), each run as the real binary against a real spawned
+ * `switchboard serve`: they find it through its data dir (recorded control URL, token file).
+ */
+
+const SECRET = 'verbs-test-secret';
+const VERBS = ['serve', 'events', 'show', 'replay', 'providers'];
+let dir: string;
+let dataDir: string;
+let serve: Serve;
+let consumer: Consumer;
+const ids: Record<string, number> = {};
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir]);
+
+async function deliver(provider: string, body: string, headers: Record<string, string> = {}): Promise<number> {
+  const answer = await fetch(`${serve.receiver}/webhooks/${provider}`, { method: 'POST', headers, body });
+  expect(answer.status).toBe(200);
+  return ((await answer.json()) as { id: number }).id;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'switchboard-verbs-'));
+  dataDir = join(dir, 'data');
+  consumer = await startConsumer();
+  const config = join(dir, 'config.json');
+  await writeFile(
+    config,
+    JSON.stringify({
+      providers: [
+        { name: 'homelab', kind: 'open' },
+        { name: 'github', kind: 'github', secrets: [{ env: 'VERBS_GITHUB_SECRET' }] },
+      ],
+      replay: { default_target: consumer.url('/default') },
+    }),
+  );
+  serve = await spawnServe(['--data-dir', dataDir, '--config', config, '--port', '0', '--control-port', '0', '--database-url', 'memory://', '--quiet'], {
+    VERBS_GITHUB_SECRET: SECRET,
+  });
+  const push = JSON.stringify({ ref: 'refs/heads/main', note: 'needle-in-payload' });
+  ids.push = await deliver('github', push, {
+    'content-type': 'application/json',
+    'x-github-event': 'push',
+    'x-github-delivery': 'verbs-1',
+    'x-hub-signature-256': await sign(SECRET, push),
+  });
+  ids.ping = await deliver('homelab', JSON.stringify({ type: 'ping' }), { 'content-type': 'application/json' });
+});
+
+afterAll(async () => {
+  serve.child.kill('SIGTERM');
+  await serve.exited;
+  await consumer.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('every verb', () => {
+  it.each(VERBS)('%s --help prints its usage and exits 0', async (verb) => {
+    const run = await runCli([verb, '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Usage: switchboard ${verb}`);
+  });
+
+  it('refuses an unknown verb and a bad flag with exit 2 and one line', async () => {
+    const unknown = await runCli(['evnts']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^switchboard: unknown command "evnts"/);
+    const badLimit = await cli('events', '--limit', 'lots');
+    expect(badLimit.code).toBe(2);
+    expect(badLimit.stderr).toMatch(/--limit must be a whole number/);
+  });
+});
+
+describe('without a running instance, or with the wrong token', () => {
+  it('says in one line that nothing answers and how to start one (exit 2)', async () => {
+    const port = await closedPort();
+    for (const verb of [['events'], ['show', '1'], ['replay', '1'], ['providers']]) {
+      const run = await runCli([...verb, '--control-url', `http://127.0.0.1:${port}`]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(`no switchboard is answering on 127.0.0.1:${port} — start one with: switchboard serve\n`);
+      expect(run.stdout).toBe('');
+    }
+  });
+
+  it('finds the control port in the config.json of a data dir that no instance recorded', async () => {
+    const port = await closedPort();
+    const empty = join(dir, 'stopped');
+    await runCli(['events', '--data-dir', empty]); // no dir at all: the default port
+    await import('node:fs/promises').then(({ mkdir }) => mkdir(empty, { recursive: true }));
+    await writeFile(join(empty, 'config.json'), JSON.stringify({ control: { port } }));
+    const run = await runCli(['events', '--data-dir', empty]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`no switchboard is answering on 127.0.0.1:${port} — start one with: switchboard serve --data-dir ${empty}\n`);
+  });
+
+  it('says the token was refused, in one line (exit 2)', async () => {
+    const run = await cli('providers', '--token', 'not-the-token');
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/refused the control token/);
+    expect(run.stderr).not.toContain('not-the-token');
+  });
+
+  it('takes the token from SWITCHBOARD_TOKEN and the URL from --control-url', async () => {
+    const token = (await readFile(join(dataDir, 'control-token'), 'utf8')).trim();
+    const run = await runCli(['providers', '--json', '--control-url', serve.control, '--data-dir', join(dir, 'elsewhere')], { SWITCHBOARD_TOKEN: token });
+    expect(run.code).toBe(0);
+    expect(ListProvidersOutputSchema.parse(JSON.parse(run.stdout)).providers.map((provider) => provider.status.name)).toEqual(['homelab', 'github']);
+  });
+});
+
+describe('events', () => {
+  it('prints an aligned table, oldest first, times local', async () => {
+    const run = await cli('events');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+TIME\s+PROVIDER\s+TYPE\s+TRUST\s+SIZE$/);
+    expect(lines[1]).toMatch(new RegExp(`^#${ids.push}\\s+\\d\\d:\\d\\d:\\d\\d\\s+github\\s+push\\s+signed\\s+\\d+ B$`));
+    expect(lines[2]).toMatch(new RegExp(`^#${ids.ping}\\s+\\d\\d:\\d\\d:\\d\\d\\s+homelab\\s+ping\\s+open\\s+\\d+ B$`));
+    // Aligned: every row's PROVIDER column starts where the header's does.
+    const column = lines[0]!.indexOf('PROVIDER');
+    for (const line of lines.slice(1)) expect(line.slice(column)).toMatch(/^(github|homelab)/);
+  });
+
+  it('--json: one EventSummary per line; filters by provider, type and search', async () => {
+    const all = await cli('events', '--json');
+    const events = all.stdout.trim().split('\n').map((line) => EventSummarySchema.strict().parse(JSON.parse(line)));
+    expect(events.map((event) => event.id)).toEqual([ids.push, ids.ping]);
+    const github = await cli('events', '--json', '--provider', 'github');
+    expect(github.stdout.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual([ids.push]);
+    const typed = await cli('events', '--json', '--type', 'ping');
+    expect(typed.stdout.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual([ids.ping]);
+    const searched = await cli('events', '--json', '--search', 'needle-in');
+    expect(searched.stdout.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual([ids.push]);
+    const limited = await cli('events', '--json', '--limit', '1');
+    expect(limited.stdout.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual([ids.ping]);
+  });
+
+  it('an unknown provider filter is the server\'s error, exit 1', async () => {
+    const run = await cli('events', '--provider', 'nope');
+    if (run.code === 0) expect(run.stdout.trim()).toBe(''); // older servers answer an empty page
+    else {
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^switchboard: /);
+    }
+  });
+
+  it('--follow prints a delivery made after it started, then exits 0 on Ctrl-C', async () => {
+    const child = spawn(process.execPath, [BIN, 'events', '--follow', '--json', '--provider', 'homelab', '--data-dir', dataDir], {
+      env: { ...process.env, SWITCHBOARD_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (err += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      await waitForOutput(() => err, /following new events on 127\.0\.0\.1:\d+/);
+      expect(out.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual([ids.ping]);
+      await deliver('github', '{"zen":"not for this filter"}', {
+        'x-github-event': 'ping',
+        'x-github-delivery': 'verbs-2',
+        'x-hub-signature-256': await sign(SECRET, '{"zen":"not for this filter"}'),
+      });
+      const later = await deliver('homelab', JSON.stringify({ type: 'after-follow' }));
+      await waitForOutput(() => out, new RegExp(`"id":${later},`));
+      const followed = out.trim().split('\n').map((line) => EventSummarySchema.parse(JSON.parse(line)));
+      expect(followed.map((event) => event.id)).toEqual([ids.ping, later]);
+      expect(followed[1]).toMatchObject({ provider: 'homelab', event_type: 'after-follow' });
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  });
+});
+
+describe('show', () => {
+  it('prints trust, headers (redacted signature) and the pretty payload', async () => {
+    const run = await cli('show', String(ids.push));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^#${ids.push}  github  push  signed \\(verified\\)`));
+    expect(run.stdout).toMatch(/x-hub-signature-256\s+«redacted»/);
+    expect(run.stdout).toContain('"note": "needle-in-payload"');
+    expect(run.stdout).not.toContain(SECRET);
+  });
+
+  it('--json is the getEvent output', async () => {
+    const run = await cli('show', `#${ids.ping}`, '--json');
+    const detail = GetEventOutputSchema.parse(JSON.parse(run.stdout));
+    expect(detail.event).toMatchObject({ id: ids.ping, provider: 'homelab', payload: '{"type":"ping"}' });
+  });
+
+  it('an id that does not exist: exit 1 and why', async () => {
+    const run = await cli('show', '99999');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/there is no event 99999/);
+  });
+});
+
+describe('replay', () => {
+  it('re-signs to the default target, recorded as asked by the cli', async () => {
+    consumer.reset();
+    const run = await cli('replay', String(ids.push));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^→ ${consumer.url('/default').replace(/\./g, '\\.')}  200  \\d+ ms  \\(re-signed\\)`));
+    const request = consumer.requests.at(-1)!;
+    expect(request.headers['x-hub-signature-256']).toBe(await sign(SECRET, request.body.toString()));
+    const history = GetEventOutputSchema.parse(JSON.parse((await cli('show', String(ids.push), '--json')).stdout)).replays;
+    expect(history[0]).toMatchObject({ requested_by: 'cli', resigned: true, delivered: true, response_status: 200 });
+  });
+
+  it('--to and --no-resign; --json is the replay row', async () => {
+    consumer.reset();
+    const run = await cli('replay', String(ids.push), '--to', consumer.url('/other'), '--no-resign', '--json');
+    expect(run.code).toBe(0);
+    const replay = ReplayEventOutputSchema.parse(JSON.parse(run.stdout));
+    expect(replay).toMatchObject({ target_url: consumer.url('/other'), resigned: false, requested_by: 'cli', response_status: 200 });
+    expect(consumer.requests.at(-1)!.headers['x-hub-signature-256']).toBeUndefined();
+  });
+
+  it('a consumer that is not running: exit 1, the failure recorded', async () => {
+    const port = await closedPort();
+    const run = await cli('replay', String(ids.ping), '--to', `http://127.0.0.1:${port}/hooks`);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`replay of #${ids.ping} to http://127\\.0\\.0\\.1:${port}/hooks failed: .*refused`));
+  });
+
+  it('a target outside replay.allow_hosts is refused: exit 1 and the fix', async () => {
+    const run = await cli('replay', String(ids.ping), '--to', 'http://example.com/hooks');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/replay target refused/);
+    expect(run.stderr).toMatch(/fix: .*allow_hosts/);
+  });
+});
+
+describe('providers', () => {
+  it('prints a table with status and receive URLs', async () => {
+    const run = await cli('providers');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^NAME\s+KIND\s+TRUST\s+STATUS\s+SECRET\s+RECEIVES AT$/m);
+    expect(run.stdout).toMatch(new RegExp(`^github\\s+github\\s+signed\\s+listening\\s+configured\\s+${serve.receiver.replace(/\./g, '\\.')}/webhooks/github$`, 'm'));
+    expect(run.stdout).toMatch(/^homelab\s+open\s+open\s+listening\s+-\s+http:/m);
+  });
+
+  it('--json is the listProviders output', async () => {
+    const run = await cli('providers', '--json');
+    const result = ListProvidersOutputSchema.parse(JSON.parse(run.stdout));
+    expect(result.providers.find((provider) => provider.status.name === 'github')).toMatchObject({
+      status: { kind: 'github', secret_status: 'configured' },
+      receive_url: `${serve.receiver}/webhooks/github`,
+    });
+  });
+});
