@@ -6,6 +6,7 @@ import type { ProviderSet, WebhookProvider } from '../provider-set.js';
 import type { Delivery, RejectionReason } from '../providers/verifier.js';
 import { sanitizeHeaders } from '../redact.js';
 import type { EventStore } from '../store/event-store.js';
+import type { TestClaim, TestMarks } from '../test-events/marks.js';
 
 /**
  * The webhook pipeline (DESIGN §4): verify the raw bytes → normalize → store → answer →
@@ -24,6 +25,8 @@ export interface IngestDeps {
   bus: EventBus;
   providers: ProviderSet;
   logger: Logger;
+  /** Recognises switchboard's own test events (absent: none are). */
+  testMarks?: TestMarks;
 }
 
 export interface IncomingDelivery extends Delivery {
@@ -31,6 +34,8 @@ export interface IncomingDelivery extends Delivery {
   /** Node's header object (before flattening), for sanitizing. */
   rawHeaders: Readonly<Record<string, string | string[] | undefined>>;
   sourceIp: string | null;
+  /** Set when this delivery is a test event this process sent (test-events/marks.ts). */
+  test?: TestClaim | null;
 }
 
 const json = (status: number, body: unknown): Answer => ({ status, body: JSON.stringify(body), contentType: 'application/json' });
@@ -90,10 +95,12 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
     return errorAnswer(503, 'secret_not_configured', hint);
   }
 
+  // Discord test events are signed with this process's test key (Discord's private key is Discord's).
+  const discordTest = delivery.test && verifier.kind === 'discord';
   const verification = verifier.verify(delivery, {
     secrets: provider.secrets,
     toleranceS: provider.toleranceS,
-    publicKey: provider.config.public_key,
+    publicKey: discordTest ? delivery.test!.discordPublicKey : provider.config.public_key,
   });
   if (!verification.ok) {
     await recordRejection(deps, provider, delivery, verification.reason, verification.hint, bodyFacts());
@@ -111,11 +118,14 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
       external_id: externalId,
       trust_mode: verifier.trustMode,
       verified: verifier.trustMode === 'signed',
-      verify_detail: verification.detail,
+      verify_detail: discordTest
+        ? "discord: Ed25519 signature verified with switchboard's test-event key (only Discord holds the application's private key)"
+        : verification.detail,
       content_type: delivery.headers['content-type'] ?? null,
       headers: sanitizeHeaders(delivery.rawHeaders, deps.providers.allSecrets()),
       payload: delivery.rawBody,
       source_ip: delivery.sourceIp,
+      origin: delivery.test ? 'test' : 'provider',
     });
   } catch (error) {
     deps.logger.error(`storing a delivery to "${provider.name}" failed: ${(error as Error).message}`);
@@ -124,6 +134,7 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
   }
 
   deps.bus.emit(stored.duplicate ? 'duplicate' : 'event', stored.event);
+  delivery.test?.stored(stored.event);
 
   const handshake = verifier.handshake?.(delivery);
   if (handshake) return { status: handshake.status ?? 200, body: handshake.body, contentType: handshake.contentType };
