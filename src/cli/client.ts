@@ -56,8 +56,17 @@ export class ControlClient {
   }
 
   /** A GET on the control port (export, the live stream); the body is the caller's to read. */
-  async get(path: string, signal?: AbortSignal): Promise<Response> {
-    const response = await this.request(path, { method: 'GET', ...(signal ? { signal } : {}) });
+  get(path: string, signal?: AbortSignal): Promise<Response> {
+    return this.send(path, { method: 'GET', ...(signal ? { signal } : {}) });
+  }
+
+  /** A streamed POST (import): the body is read as it is sent, never held whole. */
+  post(path: string, body: ReadableStream<Uint8Array>, contentType: string): Promise<Response> {
+    return this.send(path, { method: 'POST', headers: { 'content-type': contentType }, body, duplex: 'half' } as RequestInit);
+  }
+
+  private async send(path: string, init: RequestInit): Promise<Response> {
+    const response = await this.request(path, init);
     if (!response.ok) throw failure(await response.json().catch(() => null), response.status);
     return response;
   }

@@ -1,10 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { switchboardVersion } from '../core/paths.js';
 import { eventsCommand } from './commands/events.js';
+import { exportCommand } from './commands/export.js';
+import { importCommand } from './commands/import.js';
 import { providersCommand } from './commands/providers.js';
 import { replayCommand } from './commands/replay.js';
 import { serveCommand } from './commands/serve.js';
 import { showCommand } from './commands/show.js';
+import { triggerCommand } from './commands/trigger.js';
 import { CliError, EXIT_USAGE, formatCliError } from './exit.js';
 
 /**
@@ -12,7 +15,7 @@ import { CliError, EXIT_USAGE, formatCliError } from './exit.js';
  * instance's control API (client.ts). Exit codes are in exit.ts; docs/cli.md is the reference.
  */
 
-const COMMANDS = [serveCommand, eventsCommand, showCommand, replayCommand, providersCommand];
+const COMMANDS = [serveCommand, eventsCommand, showCommand, replayCommand, triggerCommand, exportCommand, importCommand, providersCommand];
 
 function program(): Command {
   const root = new Command('switchboard')

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventSummarySchema } from '../../src/shared/events.js';
-import { GetEventOutputSchema, ListProvidersOutputSchema, ReplayEventOutputSchema } from '../../src/shared/api.js';
+import { GetEventOutputSchema, ImportEventsOutputSchema, ListProvidersOutputSchema, ListTestEventsOutputSchema, ReplayEventOutputSchema } from '../../src/shared/api.js';
+import { ExportedEventSchema } from '../../src/shared/export.js';
 import { BIN, runCli, spawnServe, waitForOutput, type Serve } from '../helpers/cli.js';
 import { startConsumer, type Consumer } from '../core/replay/consumer.js';
 import { spawn } from 'node:child_process';
@@ -16,7 +17,7 @@ import { spawn } from 'node:child_process';
  */
 
 const SECRET = 'verbs-test-secret';
-const VERBS = ['serve', 'events', 'show', 'replay', 'providers'];
+const VERBS = ['serve', 'events', 'show', 'replay', 'trigger', 'export', 'import', 'providers'];
 let dir: string;
 let dataDir: string;
 let serve: Serve;
@@ -94,7 +95,7 @@ describe('every verb', () => {
 describe('without a running instance, or with the wrong token', () => {
   it('says in one line that nothing answers and how to start one (exit 2)', async () => {
     const port = await closedPort();
-    for (const verb of [['events'], ['show', '1'], ['replay', '1'], ['providers']]) {
+    for (const verb of [['events'], ['show', '1'], ['replay', '1'], ['trigger', 'github'], ['export'], ['providers']]) {
       const run = await runCli([...verb, '--control-url', `http://127.0.0.1:${port}`]);
       expect(run.code).toBe(2);
       expect(run.stderr).toBe(`no switchboard is answering on 127.0.0.1:${port} — start one with: switchboard serve\n`);
@@ -270,5 +271,101 @@ describe('providers', () => {
       status: { kind: 'github', secret_status: 'configured' },
       receive_url: `${serve.receiver}/webhooks/github`,
     });
+  });
+});
+
+describe('trigger', () => {
+  it('--list names what each provider can send', async () => {
+    const run = await cli('trigger', '--list', 'github');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^PROVIDER\s+KIND\s+EVENT TYPE\s+DESCRIPTION$/m);
+    expect(run.stdout).toMatch(/^github\s+github\s+push\s+\S/m);
+    const json = ListTestEventsOutputSchema.parse(JSON.parse((await cli('trigger', '--list', '--json')).stdout));
+    expect(json.test_events.some((info) => info.provider === 'homelab')).toBe(true);
+  });
+
+  it('sends a signed test event with overrides, stored as TEST', async () => {
+    const run = await cli('trigger', 'github', 'push', '--set', 'ref=refs/heads/from-cli', '--set', 'forced=true');
+    expect(run.code).toBe(0);
+    const match = /^sent #(\d+)  github  push  signed  TEST$/m.exec(run.stdout);
+    expect(match, run.stdout + run.stderr).not.toBeNull();
+    const detail = GetEventOutputSchema.parse(JSON.parse((await cli('show', match![1]!, '--json')).stdout));
+    expect(detail.event).toMatchObject({ origin: 'test', verified: true, trust_mode: 'signed' });
+    expect(JSON.parse(detail.event.payload)).toMatchObject({ ref: 'refs/heads/from-cli', forced: true });
+    const listed = await cli('events', '--origin', 'test');
+    expect(listed.stdout).toMatch(new RegExp(`^#${match![1]}\\s.*github\\s+push\\s+signed TEST`, 'm'));
+  });
+
+  it('--payload FILE sends that body; --json is the event summary', async () => {
+    const file = join(dir, 'payload.json');
+    await writeFile(file, '{"hand":"written"}');
+    const run = await cli('trigger', 'homelab', '--payload', file, '--json');
+    expect(run.code).toBe(0);
+    const event = EventSummarySchema.parse(JSON.parse(run.stdout));
+    expect(event).toMatchObject({ provider: 'homelab', origin: 'test' });
+    expect(GetEventOutputSchema.parse(JSON.parse((await cli('show', String(event.id), '--json')).stdout)).event.payload).toBe('{"hand":"written"}');
+  });
+
+  it('no provider is a usage error (2); an unknown one is the server saying which exist (1)', async () => {
+    const none = await cli('trigger');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/which provider\?/);
+    const unknown = await cli('trigger', 'nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/github/);
+  });
+});
+
+describe('export and import', () => {
+  it('exports NDJSON to stdout, every line a full event, oldest first; filters apply', async () => {
+    const run = await cli('export', '--provider', 'github');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n').map((line) => ExportedEventSchema.parse(JSON.parse(line)));
+    expect(lines[0]).toMatchObject({ id: ids.push, provider: 'github', external_id: 'verbs-1' });
+    expect(lines.every((line) => line.provider === 'github')).toBe(true);
+    expect(lines.map((line) => line.id)).toEqual([...lines.map((line) => line.id)].sort((a, b) => a - b));
+  });
+
+  it('-o FILE writes the file and says how many; HAR is one JSON document', async () => {
+    const file = join(dir, 'all.ndjson');
+    const run = await cli('export', '-o', file);
+    expect(run.code).toBe(0);
+    const count = (await readFile(file, 'utf8')).trim().split('\n').length;
+    expect(run.stderr).toBe(`exported ${count} events to ${file}\n`);
+    const har = await cli('export', '--format', 'har', '--provider', 'homelab');
+    expect(JSON.parse(har.stdout).log.entries.length).toBeGreaterThan(0);
+  });
+
+  it('a bad filter is a usage error (2) or the server refusing it (1)', async () => {
+    expect((await cli('export', '--format', 'csv')).code).toBe(2);
+    const badSince = await cli('export', '--since', 'yesterday');
+    expect(badSince.code).toBe(1);
+    expect(badSince.stderr).toMatch(/since/);
+  });
+
+  it('import: lines already stored are duplicates; a bad line is named and exits 1, the rest imported', async () => {
+    const file = join(dir, 'all.ndjson');
+    const again = await cli('import', file, '--json');
+    expect(again.code).toBe(0);
+    const result = ImportEventsOutputSchema.parse(JSON.parse(again.stdout));
+    expect(result).toMatchObject({ imported: 0, error_count: 0 });
+    expect(result.duplicates).toBe((await readFile(file, 'utf8')).trim().split('\n').length);
+
+    const mixed = join(dir, 'mixed.ndjson');
+    const fresh = { provider: 'homelab', family: 'webhook', event_type: 'imported.one', external_id: 'imp-1', trust_mode: 'open', verified: false, received_at: '2026-01-02T03:04:05.000006Z', headers: {}, payload_base64: Buffer.from('{"imported":true}').toString('base64') };
+    await writeFile(mixed, `${JSON.stringify(fresh)}\n{"not":"an event"}\n`);
+    const run = await cli('import', mixed);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('imported 1 event, 0 already stored\n');
+    expect(run.stderr).toMatch(/^  line 2: /m);
+    expect(run.stderr).toMatch(/1 line of .*mixed\.ndjson not imported/);
+    const listed = await cli('events', '--json', '--type', 'imported.one');
+    expect(JSON.parse(listed.stdout.trim())).toMatchObject({ origin: 'import', received_at: '2026-01-02T03:04:05.000006Z' });
+  });
+
+  it('import of a file that does not exist is a usage error', async () => {
+    const run = await cli('import', join(dir, 'missing.ndjson'));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/missing\.ndjson: ENOENT/);
   });
 });
