@@ -167,3 +167,34 @@ describe('serve --quiet', () => {
     }
   });
 });
+
+describe('the stream in process', () => {
+  const event = { id: 7, provider: 'stripe', family: 'webhook', event_type: 'checkout.session.completed', external_id: 'evt_1', origin: 'test', trust_mode: 'signed', verified: true, payload_size: 10, received_at: new Date().toISOString() } as const;
+
+  it('paints trust and TEST only when colour is on; shortens rejection hints', async () => {
+    const { EventBus } = await import('../../src/core/bus.js');
+    const { startTerminalStream, shortHint } = await import('../../src/cli/stream.js');
+    for (const color of [true, false]) {
+      const bus = new EventBus();
+      let out = '';
+      const stream = startTerminalStream(bus, { format: 'text', color, write: (chunk) => (out += chunk) });
+      bus.emit('event', event);
+      await waitForOutput(() => out, /#7/);
+      stream.close();
+      expect(out.includes('\u001b[')).toBe(color);
+      expect(out.replace(/\u001b\[\d+m/g, '')).toMatch(/^\d\d:\d\d:\d\d  stripe\s+checkout\.session\.completed\s+#7  signed  TEST\n$/);
+    }
+    expect(shortHint('no Linear-Signature header: is this URL the one set under Settings?')).toBe('no Linear-Signature header');
+    expect(shortHint('x'.repeat(200))).toHaveLength(90);
+  });
+
+  it('close() stops listening', async () => {
+    const { EventBus } = await import('../../src/core/bus.js');
+    const { startTerminalStream } = await import('../../src/cli/stream.js');
+    const bus = new EventBus();
+    const stream = startTerminalStream(bus, { format: 'json', color: false, write: () => {} });
+    expect(bus.listenerCount('event')).toBe(1);
+    stream.close();
+    expect(bus.listenerCount('event') + bus.listenerCount('duplicate') + bus.listenerCount('rejection') + bus.listenerCount('replay')).toBe(0);
+  });
+});
