@@ -66,22 +66,27 @@ async function serve(flags: ServeFlags): Promise<void> {
     logger: serveLogger(json, flags.quiet === true),
   });
 
-  try {
-    await switchboard.start();
-  } catch (error) {
-    if (isSwitchboardError(error)) throw usageError(error.message, error.hint);
-    throw error;
-  }
-  // Listening before the banner is out: a delivery may arrive the moment the ports answer.
-  // (Stream lines are written on a later tick, so the banner still comes first.)
+  // Listening from before the ports open: a provider retrying against a fixed port may deliver
+  // the moment they do. Lines wait until the banner is out, so it still comes first.
+  let bannerOut = false;
+  const early: string[] = [];
   const stream = flags.quiet
     ? undefined
     : startTerminalStream(switchboard.bus, {
         format: flags.logFormat,
         color: !json && colorWanted(process.stdout),
-        write: (chunk) => process.stdout.write(chunk),
+        write: (chunk) => (bannerOut ? process.stdout.write(chunk) : early.push(chunk)),
       });
+  try {
+    await switchboard.start();
+  } catch (error) {
+    stream?.close();
+    if (isSwitchboardError(error)) throw usageError(error.message, error.hint);
+    throw error;
+  }
   process.stdout.write(json ? `${JSON.stringify(readyRecord(switchboard))}\n` : banner(switchboard));
+  bannerOut = true;
+  for (const chunk of early.splice(0)) process.stdout.write(chunk);
   await recordControlUrl(dataDir, switchboard);
   // A closed stdout (the reader went away) must not take the receiver down with it.
   process.stdout.on('error', () => stream?.close());
