@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { switchboardVersion } from '../core/paths.js';
+import { usePrivateUmask } from '../core/private-files.js';
 import { eventsCommand } from './commands/events.js';
 import { exportCommand } from './commands/export.js';
 import { importCommand } from './commands/import.js';
@@ -36,6 +37,8 @@ function program(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // Whatever this process writes (database, token, config, exports) is for this account only.
+  usePrivateUmask();
   try {
     const root = program();
     // `serve` is the default command, so commander would read an unknown verb as serve's argument.
