@@ -1,7 +1,7 @@
 import { styleText } from 'node:util';
 import type { EventBus } from '../core/bus.js';
 import type { ReplayRecord } from '../core/store/event-store.js';
-import type { Switchboard } from '../core/switchboard.js';
+import type { Services } from '../core/services.js';
 import type { EventSummary, Rejection } from '../shared/events.js';
 import { clockTime, TRUST_STYLE, type Style } from './format.js';
 
@@ -149,7 +149,7 @@ function jsonLine(entry: Entry): string {
 }
 
 /** The `ready` record that replaces the banner with `--log-format json`. */
-export function readyRecord(sb: Pick<Switchboard, 'version' | 'url' | 'options'>): Record<string, unknown> {
+export function readyRecord(sb: Pick<Services, 'version' | 'url' | 'options'>): Record<string, unknown> {
   return {
     type: 'ready',
     time: new Date().toISOString(),
