@@ -604,18 +604,18 @@ export class EventStore {
       params.push(value);
       where.push(sql(`$${params.length}`));
     };
-    if (filter.provider !== undefined) add((p) => `provider = ${p}`, filter.provider);
-    if (filter.event_type !== undefined) add((p) => `event_type = ${p}`, filter.event_type);
-    if (filter.trust_mode !== undefined) add((p) => `trust_mode = ${p}`, filter.trust_mode);
-    if (filter.origin !== undefined) add((p) => `origin = ${p}`, filter.origin);
-    if (filter.since !== undefined) add((p) => `events.received_at >= ${p}::timestamptz`, filter.since);
-    if (filter.until !== undefined) add((p) => `events.received_at < ${p}::timestamptz`, filter.until);
+    if (filter.provider !== undefined) add((p) => `events.provider = ${p}`, filter.provider);
+    if (filter.event_type !== undefined) add((p) => `events.event_type = ${p}`, filter.event_type);
+    if (filter.trust_mode !== undefined) add((p) => `events.trust_mode = ${p}`, filter.trust_mode);
+    if (filter.origin !== undefined) add((p) => `events.origin = ${p}`, filter.origin);
+    if (filter.since !== undefined) add((p) => `events.received_at >= ${p}::timestamptz`, parseTimeFilter('since', filter.since));
+    if (filter.until !== undefined) add((p) => `events.received_at < ${p}::timestamptz`, parseTimeFilter('until', filter.until));
     if (filter.search !== undefined && filter.search !== '') {
-      params.push(filter.search, `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      const [raw, pattern] = [`$${params.length - 1}`, `$${params.length}`];
-      where.push(
-        `(position(convert_to(${raw}, 'UTF8') in payload) > 0 OR encode(payload, 'escape') ILIKE ${pattern} OR event_type ILIKE ${pattern})`,
-      );
+      // The same match as the list (searchPatterns), so an export of the current filter holds
+      // exactly the events the list shows.
+      const { payload, eventType } = searchPatterns(filter.search);
+      params.push(payload, eventType);
+      where.push(`(${PAYLOAD_TEXT} ILIKE $${params.length - 1} OR events.event_type ILIKE $${params.length})`);
     }
     if (after) {
       params.push(after.received_at, after.id);
