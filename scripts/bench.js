@@ -1,4 +1,4 @@
-// `npm run bench [-- ingest|ui]`: benchmarks, never tests (these machines are shared and noisy;
+// `npm run bench [-- ingest|store|ui]`: benchmarks, never tests (these machines are shared and noisy;
 // compare only numbers from the same run).
 import { buildCoreIfStale, buildRendererIfStale } from './build-if-stale.js';
 
@@ -7,6 +7,10 @@ buildCoreIfStale();
 if (which === 'all' || which === 'ingest') {
   const { benchIngest } = await import('../bench/ingest.js');
   await benchIngest();
+}
+if (which === 'all' || which === 'store') {
+  const { benchStore } = await import('../bench/store.js');
+  await benchStore();
 }
 if (which === 'all' || which === 'ui') {
   buildRendererIfStale();
