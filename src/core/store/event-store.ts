@@ -144,9 +144,11 @@ export interface RetentionResult {
 export const MAX_BATCH_ROWS = 256;
 /**
  * Retention deletes at most this many rows per statement and yields between statements: one
- * DELETE of 500k rows holds the single-threaded embedded database for seconds (STACK.md).
+ * DELETE of 500k rows holds the single-threaded embedded database for seconds (STACK.md), and
+ * in-process PGlite holds the event loop too. 5,000 rows took ~1 s on a loaded 2-core machine
+ * (docs/benchmarks.md); 1,000 keeps a delivery's worst wait near a fifth of that.
  */
-export const RETENTION_BATCH_ROWS = 5_000;
+export const RETENTION_BATCH_ROWS = 1_000;
 /** The cut-off row for max_rows is found in steps of this many index entries (same reason). */
 const RETENTION_SEEK_ROWS = 50_000;
 /**
