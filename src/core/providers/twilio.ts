@@ -42,17 +42,19 @@ function formParams(body: Buffer): Map<string, string[]> {
   return params;
 }
 
-/** URL, then each param name (sorted) followed by its value(s) (distinct, sorted). */
-function signedString(url: string, params: Map<string, string[]>): string {
-  let data = url;
+/**
+ * What follows the URL in the signed string: each param name (sorted) followed by its value(s)
+ * (distinct, sorted). Built once per delivery, however many secrets and URL spellings are tried.
+ */
+function signedParamsText(params: Map<string, string[]>): Buffer {
+  const parts: string[] = [];
   for (const name of [...params.keys()].sort()) {
-    for (const value of [...new Set(params.get(name))].sort()) data += name + value;
+    for (const value of [...new Set(params.get(name))].sort()) parts.push(name, value);
   }
-  return data;
+  return Buffer.from(parts.join(''), 'utf8');
 }
 
-const signature = (algorithm: Algorithm, secret: string, url: string, params: Map<string, string[]>) =>
-  hmac(algorithm, secret, Buffer.from(signedString(url, params), 'utf8')).toString('base64');
+const signature = (algorithm: Algorithm, secret: string, url: string, params: Buffer) => hmac(algorithm, secret, url, params).toString('base64');
 
 /**
  * The URL as configured at Twilio may or may not spell the default port; Twilio's own
@@ -70,7 +72,7 @@ function urlVariants(url: string): string[] {
 const bodyHash = (body: Buffer) => createHash('sha256').update(body).digest('hex');
 
 /** What the signature covers: the POST params, or none when the URL carries the body hash. */
-const signedParams = (query: URLSearchParams, body: Buffer) => (query.has('bodySHA256') ? new Map<string, string[]>() : formParams(body));
+const signedParams = (query: URLSearchParams, body: Buffer) => signedParamsText(query.has('bodySHA256') ? new Map<string, string[]>() : formParams(body));
 
 const SETUP_HINT =
   'Twilio signs the exact URL it calls: set receiver.public_url in config.json to the public base URL of your tunnel (e.g. "https://abc.ngrok.app"), the same one used in the webhook URL configured at Twilio';

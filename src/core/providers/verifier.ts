@@ -38,7 +38,9 @@ export type RejectionReason =
   | 'token_mismatch'
   | 'secret_not_configured'
   | 'public_url_not_configured'
-  | 'body_too_large';
+  | 'body_too_large'
+  /** The verifier itself failed on this body (our bug): refused, never accepted unchecked. */
+  | 'verification_failed';
 
 /**
  * verify_detail's note for a scheme that signs neither a delivery id nor a time: its signature
