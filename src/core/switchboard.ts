@@ -1,12 +1,13 @@
-import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, access, constants } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from './bus.js';
 import type { SwitchboardApi } from '../shared/api.js';
+import { watchConfigFile } from './config-watcher.js';
 import { configWarnings, loadConfigFile, parseConfig, writeConfigFile, type Config, type ConfigInput, type SecretVault } from './config.js';
-import { loadOrCreateToken } from './control/auth.js';
+import { loadOrCreateToken, TOKEN_FILE } from './control/auth.js';
 import type { ControlServer } from './control/server.js';
+import { watchControlToken } from './control/token-watcher.js';
 import { SwitchboardError } from './errors.js';
 import { consoleLogger, type Logger } from './logger.js';
 import type { McpSessions } from './mcp/sessions.js';
@@ -76,7 +77,6 @@ export class Switchboard {
   private urls: Urls | undefined;
   private readonly closers: { name: string; close: () => Promise<void> | void }[] = [];
   private retentionTimer: NodeJS.Timeout | undefined;
-  private configWatcher: FSWatcher | undefined;
 
   constructor(readonly options: SwitchboardOptions) {
     this.logger = options.logger ?? consoleLogger();
@@ -219,6 +219,7 @@ export class Switchboard {
       };
       this.startRetention();
       this.watchConfig();
+      this.watchControlToken();
     } catch (error) {
       await this.stop();
       throw error;
@@ -243,27 +244,51 @@ export class Switchboard {
     this.bus.emit('config-changed');
   }
 
+  /** Hand edits of config.json apply live (src/core/config-watcher.ts); a given config has no file. */
   private watchConfig(): void {
-    if (this.options.config !== undefined || !existsSync(this.configPath)) return;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      this.configWatcher = watch(this.configPath, () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          loadConfigFile(this.configPath)
-            .then(({ config }) => {
-              if (JSON.stringify(config) !== JSON.stringify(this.currentConfig)) {
-                this.applyConfig(config);
-                this.logger.info(`reloaded ${this.configPath}`);
-              }
-            })
-            .catch((error: Error) => this.logger.error(`${error.message} — keeping the previous configuration`));
-        }, 100);
-      });
-      this.closers.push({ name: 'config watcher', close: () => (clearTimeout(timer), this.configWatcher?.close()) });
-    } catch {
-      // Watching is a convenience; edits through the UI reload without it.
-    }
+    if (this.options.config !== undefined) return;
+    const watcher = watchConfigFile({
+      path: this.configPath,
+      logger: this.logger,
+      current: () => this.currentConfig,
+      apply: (config) => {
+        // A provider added by hand whose env variable was never set would only show up as 503s.
+        const missingBefore = new Set(this.providersMissingSecrets().map(({ name }) => name));
+        this.applyConfig(config);
+        return this.providersMissingSecrets()
+          .filter(({ name }) => !missingBefore.has(name))
+          .map(({ name, advice }) => `provider "${name}" has no usable secret: ${advice}`);
+      },
+    });
+    this.onStop('config watcher', () => watcher.close());
+  }
+
+  /** A control-token file replaced by hand applies at once; SWITCHBOARD_TOKEN (options.token) has no file. */
+  private watchControlToken(): void {
+    if (this.options.token !== undefined) return;
+    const watcher = watchControlToken({
+      path: join(this.options.dataDir, TOKEN_FILE),
+      logger: this.logger,
+      current: () => this.token,
+      apply: (token) => {
+        this.controlToken = token;
+        this.control.setToken(token);
+        if (this.urls) this.urls = { ...this.urls, ui: `${this.urls.control}/#token=${token}` };
+      },
+    });
+    this.onStop('control-token watcher', () => watcher.close());
+  }
+
+  /** Enabled providers whose secret (or Redis URL) resolves to nothing, with what to do. */
+  private providersMissingSecrets(): { name: string; advice: string }[] {
+    return this.currentConfig.providers.flatMap((provider) => {
+      if (!provider.enabled) return [];
+      if ('url' in provider) {
+        return this.providers.resolveSecret(provider.url) === undefined ? [{ name: provider.name, advice: this.providers.missingSecretAdvice([provider.url], 'URL') }] : [];
+      }
+      const advice = this.providers.webhook(provider.name)?.secretAdvice;
+      return advice ? [{ name: provider.name, advice }] : [];
+    });
   }
 
   private startRetention(): void {

@@ -5,7 +5,8 @@ import { ToolServer } from './tool.js';
 import { registerGetWebhookEventTool } from './tools/get-webhook-event.js';
 import { registerListProvidersTool } from './tools/list-providers.js';
 import { registerListWebhookEventsTool } from './tools/list-webhook-events.js';
-import { registerReplayWebhookEventTool, type ReplayLimiter } from './tools/replay-webhook-event.js';
+import type { ActionLimiter } from '../replay/rate-limit.js';
+import { registerReplayWebhookEventTool } from './tools/replay-webhook-event.js';
 import { registerSendTestEventTool } from './tools/send-test-event.js';
 import { registerWaitForWebhookEventTool } from './tools/wait-for-webhook-event.js';
 
@@ -19,7 +20,8 @@ send_test_event makes a realistic, correctly signed event for a provider (origin
 
 /** What one MCP session owns besides its server. */
 export interface McpSessionState {
-  replayLimiter: ReplayLimiter;
+  /** The rate limit of the session's bearer token, shared by its sessions' side effects (replays, test events). */
+  actionLimiter: ActionLimiter;
   /** Aborted when the HTTP connection that carried a request closes before its answer. */
   connectionSignal(requestId: string | number): AbortSignal | undefined;
 }
@@ -43,10 +45,10 @@ export function createMcpServer(deps: McpDeps, session: McpSessionState): Sessio
   });
   registerListWebhookEventsTool(tools, deps);
   registerGetWebhookEventTool(tools, deps);
-  registerReplayWebhookEventTool(tools, deps, session.replayLimiter);
+  registerReplayWebhookEventTool(tools, deps, session.actionLimiter);
   registerListProvidersTool(tools, deps);
   registerWaitForWebhookEventTool(tools, deps);
-  registerSendTestEventTool(tools, deps, session.replayLimiter);
+  registerSendTestEventTool(tools, deps, session.actionLimiter);
   const resources = registerEventResources(mcp, deps);
   return { mcp, dispose: () => resources.close() };
 }

@@ -1,12 +1,14 @@
+import { execFile } from 'node:child_process';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCurl } from '../../../src/renderer/src/lib/curl.js';
 import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
 import { startConsumer, type Consumer } from '../replay/consumer.js';
 
 /**
  * "Copy as cURL (re-signed)": the API builds the request a replay would send, with a fresh
- * signature, without sending it (the UI turns it into a command: test/e2e/test-events.test.ts
- * runs that in a shell). Sent as prepared, Stripe's own constructEvent must accept it.
+ * signature, without sending it; the UI turns it into a command. Run in a real shell against a
+ * real listener, Stripe's own constructEvent must accept what arrives.
  */
 
 const SECRET = 'whsec_prepare_replay_0123456789abcdef';
@@ -22,6 +24,9 @@ afterAll(async () => {
   await consumer?.close();
 });
 
+const sh = (command: string) =>
+  new Promise<void>((resolve, reject) => execFile('sh', ['-c', `${command} --silent --show-error --output /dev/null`], (error) => (error ? reject(error) : resolve())));
+
 describe('prepareReplay', () => {
   it('returns a freshly re-signed request, and sends nothing', async () => {
     const { event } = await t.sb.api.sendTestEvent({ provider: 'stripe', event_type: 'payment_intent.succeeded' });
@@ -33,7 +38,7 @@ describe('prepareReplay', () => {
     expect(await t.sb.api.listReplays({ event_id: event.id })).toEqual({ replays: [] });
 
     const next = consumer.nextRequest();
-    await fetch(prepared.target_url, { method: 'POST', headers: prepared.headers, body: Buffer.from(prepared.payload, prepared.payload_encoding) });
+    await sh(buildCurl({ url: prepared.target_url, headers: prepared.headers, payload: prepared.payload, encoding: prepared.payload_encoding }));
     const received = await next;
     const parsed = new Stripe('sk_test_unused').webhooks.constructEvent(received.body, String(received.headers['stripe-signature']), SECRET);
     expect(parsed.type).toBe('payment_intent.succeeded');

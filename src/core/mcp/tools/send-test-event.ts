@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { EventSummarySchema } from '../../../shared/events.js';
-import { SwitchboardError } from '../../errors.js';
 import type { McpDeps } from '../deps.js';
 import type { ToolServer, ToolSpec } from '../tool.js';
-import type { ReplayLimiter } from './replay-webhook-event.js';
+import { takeOrThrow, type ActionLimiter } from '../../replay/rate-limit.js';
 
 export const SendTestEventInputSchema = z.strictObject({
   provider: z.string().min(1).describe('a configured provider name (see list_providers)'),
@@ -49,13 +48,10 @@ export const SEND_TEST_EVENT_TOOL: ToolSpec<typeof SendTestEventInputSchema, typ
   },
 };
 
-/** Shares the session's replay limiter: both have side effects on what a consumer receives. */
-export function registerSendTestEventTool(server: ToolServer, deps: McpDeps, limiter: ReplayLimiter): void {
+/** Shares the token's replay limiter: both have side effects on what a consumer receives. */
+export function registerSendTestEventTool(server: ToolServer, deps: McpDeps, limiter: ActionLimiter): void {
   server.registerTool(SEND_TEST_EVENT_TOOL, async ({ provider, event_type, overrides, payload }) => {
-    if (!limiter.take()) {
-      const seconds = Math.max(1, Math.ceil(limiter.retryAfterMs() / 1000));
-      throw new SwitchboardError('rate_limited', `too many replays and test events; try again in ${seconds} s`);
-    }
+    takeOrThrow(limiter, 'test events');
     const event = await deps.testEvents.send({
       provider,
       ...(event_type !== undefined ? { eventType: event_type } : {}),

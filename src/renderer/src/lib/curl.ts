@@ -1,4 +1,4 @@
-import { REDACTED } from '../../../shared/events';
+import { REDACTED } from '../../../shared/events.js';
 
 /**
  * "Copy as cURL": a command that re-sends an event's body and headers. Headers that only make
