@@ -603,34 +603,23 @@ export class EventStore {
    * sizes are read first, then the payloads of the batch only.
    */
   async exportBatch(filter: ExportFilter, after: Cursor | null, limits: { rows: number; bytes: number }): Promise<EventRecord[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const add = (sql: (placeholder: string) => string, value: unknown) => {
-      params.push(value);
-      where.push(sql(`$${params.length}`));
-    };
-    if (filter.provider !== undefined) add((p) => `events.provider = ${p}`, filter.provider);
-    if (filter.event_type !== undefined) add((p) => `events.event_type = ${p}`, filter.event_type);
-    if (filter.trust_mode !== undefined) add((p) => `events.trust_mode = ${p}`, filter.trust_mode);
-    if (filter.origin !== undefined) add((p) => `events.origin = ${p}`, filter.origin);
-    if (filter.since !== undefined) add((p) => `events.received_at >= ${p}::timestamptz`, parseTimeFilter('since', filter.since));
-    if (filter.until !== undefined) add((p) => `events.received_at < ${p}::timestamptz`, parseTimeFilter('until', filter.until));
+    // The list's filters, with the same meaning (search included), in the opposite order.
+    const c = new Conditions();
+    if (filter.provider !== undefined) c.add((p) => `events.provider = ${p}`, filter.provider);
+    if (filter.event_type !== undefined) c.add((p) => `events.event_type = ${p}`, filter.event_type);
+    if (filter.trust_mode !== undefined) c.add((p) => `events.trust_mode = ${p}`, filter.trust_mode);
+    if (filter.origin !== undefined) c.add((p) => `events.origin = ${p}`, filter.origin);
+    if (filter.since !== undefined) c.add((p) => `events.received_at >= ${p}::timestamptz`, parseTimeFilter('since', filter.since));
+    if (filter.until !== undefined) c.add((p) => `events.received_at < ${p}::timestamptz`, parseTimeFilter('until', filter.until));
     if (filter.search !== undefined && filter.search !== '') {
-      // The same match as the list (searchPatterns), so an export of the current filter holds
-      // exactly the events the list shows.
       const { payload, eventType } = searchPatterns(filter.search);
-      params.push(payload, eventType);
-      where.push(`(${PAYLOAD_TEXT} ILIKE $${params.length - 1} OR events.event_type ILIKE $${params.length})`);
+      c.where.push(`(${PAYLOAD_TEXT} ILIKE ${c.param(payload)} OR events.event_type ILIKE ${c.param(eventType)})`);
     }
-    if (after) {
-      params.push(after.received_at, after.id);
-      where.push(`(events.received_at, events.id) > ($${params.length - 1}::timestamptz, $${params.length})`);
-    }
-    params.push(limits.rows);
+    if (after) c.where.push(`(events.received_at, events.id) > (${c.param(after.received_at)}::timestamptz, ${c.param(after.id)})`);
     const keys = await this.db.query<{ id: number | string; received_at: string; payload_size: number | string }>(
-      `SELECT id, ${iso('received_at')} AS received_at, payload_size FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY events.received_at, events.id LIMIT $${params.length}`,
-      params,
+      `SELECT events.id, ${iso('events.received_at')} AS received_at, events.payload_size FROM events ${c.sql()}
+       ORDER BY events.received_at, events.id LIMIT ${c.param(limits.rows)}`,
+      c.params,
     );
     let count = 0;
     let bytes = 0;
@@ -642,15 +631,15 @@ export class EventStore {
     if (count === 0) return [];
     // The same range again, now with payloads, up to the last key chosen (an index range scan).
     const last = keys[count - 1]!;
-    params[params.length - 1] = last.received_at;
-    params.push(Number(last.id));
-    where.push(`(events.received_at, events.id) <= ($${params.length - 1}::timestamptz, $${params.length})`);
+    c.params.pop(); // the LIMIT
+    c.where.push(`(events.received_at, events.id) <= (${c.param(last.received_at)}::timestamptz, ${c.param(Number(last.id))})`);
     // Payloads as base64 text: PGlite's JS parser of bytea results is ~0.5 ms per KB (measured),
     // Buffer's base64 decoder is native. (Postgres wraps the base64 in lines; Buffer skips them.)
     const rows = await this.db.query<SummaryRow & Omit<EventRecord, keyof EventSummary | 'payload'> & { payload_base64: string }>(
-      `SELECT ${SUMMARY_COLUMNS}, verify_detail, content_type, source_ip, headers, encode(payload, 'base64') AS payload_base64
-       FROM events WHERE ${where.join(' AND ')} ORDER BY events.received_at, events.id`,
-      params,
+      `SELECT ${SUMMARY_COLUMNS}, events.verify_detail, events.content_type, events.source_ip, events.headers,
+              encode(events.payload, 'base64') AS payload_base64
+       FROM events ${c.sql()} ORDER BY events.received_at, events.id`,
+      c.params,
     );
     return rows.map((row) => ({
       ...toSummary(row),
@@ -679,7 +668,8 @@ export class EventStore {
     const params: unknown[] = [];
     const tuples = events.map((event, index) => {
       const values: Record<(typeof columns)[number], unknown> = {
-        ...event,
+        ...storableEvent(event),
+        received_at: event.received_at,
         headers: JSON.stringify(event.headers),
         payload_size: event.payload.byteLength,
         origin: 'import',

@@ -4,7 +4,8 @@ import type { ConfigInput } from '../../../src/core/config.js';
 import { TEST_MARK_HEADER } from '../../../src/core/test-events/marks.js';
 import { setPath } from '../../../src/core/test-events/send.js';
 import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
-import { REDIS_URL, sharedRedisAvailable, unique, waitForStatus } from '../queue/redis-helpers.js';
+import { startConsumer, type Consumer } from '../replay/consumer.js';
+import { deleteTestKeys, REDIS_URL, sharedRedisAvailable, testClient, unique, waitForStatus } from '../queue/redis-helpers.js';
 
 const GITHUB_SECRET = 'gh-secret-for-test-events';
 const STREAM = unique('test-events-stream');
@@ -28,10 +29,23 @@ const config: ConfigInput = {
 };
 
 let t: TestSwitchboard;
+let consumer: Consumer;
 beforeAll(async () => {
-  t = await startTestSwitchboard(config);
+  consumer = await startConsumer('127.0.0.1');
+  t = await startTestSwitchboard({
+    ...config,
+    providers: [...config.providers!, { name: 'forwarded', kind: 'github', secrets: [{ value: GITHUB_SECRET }], forward_to: [consumer.url('/hooks')] }],
+  });
 });
-afterAll(() => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await consumer?.close();
+  if (redisUp) {
+    const redis = testClient();
+    await deleteTestKeys(redis);
+    redis.disconnect();
+  }
+});
 
 const send = (input: Parameters<TestSwitchboard['sb']['api']['sendTestEvent']>[0]) => t.sb.api.sendTestEvent(input);
 const payloadOf = async (id: number) => JSON.parse(Buffer.from((await t.sb.store.getEvent(id))!.payload).toString());
@@ -46,6 +60,16 @@ describe('sendTestEvent', () => {
     const detail = await t.sb.api.getEvent({ id: event.id });
     expect(detail.event.verify_detail).toMatch(/X-Hub-Signature-256 verified/);
     expect(detail.event.headers['x-github-event']).toBe('push');
+  });
+
+  it('runs forward rules like a real delivery: the consumer gets it, re-signed', async () => {
+    const next = consumer.nextRequest();
+    const { event } = await send({ provider: 'forwarded', event_type: 'issues.opened' });
+    const received = await next;
+    expect(received.headers['x-github-event']).toBe('issues');
+    expect(received.headers['x-switchboard-replay']).toBe(String(event.id));
+    expect(received.headers['x-hub-signature-256']).toBe(`sha256=${createHmac('sha256', GITHUB_SECRET).update(received.body).digest('hex')}`);
+    expect(received.headers[TEST_MARK_HEADER]).toBeUndefined();
   });
 
   it('applies overrides by dot path (JSON values, array indexes, new keys) before signing', async () => {
@@ -74,7 +98,7 @@ describe('sendTestEvent', () => {
   });
 
   it('refuses an unknown provider, naming the configured ones', async () => {
-    await expect(send({ provider: 'gihub' })).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/no provider named "gihub".*github, stripe, slack, sms, off/) });
+    await expect(send({ provider: 'gihub' })).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/no provider named "gihub"; configured: github, stripe, slack, sms, off/) });
   });
 
   it('refuses an unknown event type, naming the kind’s fixtures', async () => {
@@ -105,7 +129,7 @@ describe('sendTestEvent', () => {
     const { test_events } = await t.sb.api.listTestEvents({ provider: 'slack' });
     expect(test_events.map((entry) => entry.event_type)).toEqual(['message', 'app_mention', 'slash_command']);
     const all = await t.sb.api.listTestEvents({});
-    expect(new Set(all.test_events.map((entry) => entry.provider))).toEqual(new Set(config.providers!.map((provider) => provider.name)));
+    expect(new Set(all.test_events.map((entry) => entry.provider))).toEqual(new Set([...config.providers!.map((provider) => provider.name), 'forwarded']));
     await expect(t.sb.api.listTestEvents({ provider: 'nope' })).rejects.toMatchObject({ code: 'invalid_argument' });
   });
 });
