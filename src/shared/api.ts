@@ -5,6 +5,7 @@ import {
   EventSummarySchema,
   OriginSchema,
   PAYLOAD_ENCODINGS,
+  REQUESTED_BY,
   RejectionSchema,
   ReplaySchema,
   TrustModeSchema,
@@ -27,7 +28,8 @@ export const EVENTS_PAGE_MAX = 500;
 
 export const ListEventsInputSchema = z.strictObject({
   provider: z.string().min(1).optional(),
-  event_type: z.string().min(1).optional(),
+  event_type: z.string().min(1).optional().describe('exactly this type'),
+  event_type_prefix: z.string().min(1).max(200).optional().describe('types starting with this text, e.g. "pull_request" or "checkout."'),
   trust_mode: TrustModeSchema.optional(),
   origin: OriginSchema.optional(),
   external_id: z.string().min(1).optional(),
@@ -35,8 +37,21 @@ export const ListEventsInputSchema = z.strictObject({
   cursor: z.string().min(1).optional(),
   limit: z.number().int().min(1).max(EVENTS_PAGE_MAX).default(100),
 });
+/** How the last replay or forward of an event went (the Events list marks failures). */
+export const LastReplaySchema = z.object({
+  delivered: z.boolean(),
+  response_status: z.number().int().nullable(),
+  requested_by: z.enum(REQUESTED_BY),
+  created_at: z.string(),
+});
+export type LastReplay = z.infer<typeof LastReplaySchema>;
+
+/** A row of the Events list: the summary and, when it was ever replayed, its last replay. */
+export const EventListItemSchema = EventSummarySchema.extend({ last_replay: LastReplaySchema.nullable() });
+export type EventListItem = z.infer<typeof EventListItemSchema>;
+
 export const ListEventsOutputSchema = z.object({
-  events: z.array(EventSummarySchema),
+  events: z.array(EventListItemSchema),
   next_cursor: z.string().optional(),
 });
 

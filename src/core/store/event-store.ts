@@ -70,9 +70,13 @@ export interface ReplayRecord extends Omit<Replay, 'response_body' | 'response_b
   response_body: Uint8Array | null;
 }
 
+export type LastReplayRecord = Pick<Replay, 'delivered' | 'response_status' | 'requested_by' | 'created_at'>;
+
 export interface EventQuery {
   provider?: string;
   event_type?: string;
+  /** Types starting with this text (a `LIKE 'x%'` the (event_type, received_at) index serves). */
+  event_type_prefix?: string;
   trust_mode?: TrustMode;
   /** Free text, matched against the raw payload bytes. */
   search?: string;
@@ -296,6 +300,7 @@ export class EventStore {
     };
     if (query.provider !== undefined) add((p) => `provider = ${p}`, query.provider);
     if (query.event_type !== undefined) add((p) => `event_type = ${p}`, query.event_type);
+    if (query.event_type_prefix !== undefined) add((p) => `event_type LIKE ${p}`, `${escapeLike(query.event_type_prefix)}%`);
     if (query.trust_mode !== undefined) add((p) => `trust_mode = ${p}`, query.trust_mode);
     if (query.since_time !== undefined) add((p) => `received_at >= ${p}::timestamptz`, query.since_time);
     if (query.after_id !== undefined) add((p) => `id > ${p}`, query.after_id);
@@ -430,6 +435,24 @@ export class EventStore {
     return rows.map(toReplay);
   }
 
+  /**
+   * The last replay of each of these events (events never replayed are absent): one probe of
+   * replays_event_idx per event, so a page of the list costs as many index lookups as rows.
+   */
+  async lastReplays(eventIds: readonly number[]): Promise<Map<number, LastReplayRecord>> {
+    if (eventIds.length === 0) return new Map();
+    const rows = await this.db.query<LastReplayRecord & { event_id: number | string }>(
+      `SELECT ids.event_id, last.delivered, last.response_status, last.requested_by, last.created_at
+       FROM unnest($1::bigint[]) AS ids(event_id)
+       CROSS JOIN LATERAL (
+         SELECT delivered, response_status, requested_by, ${iso('created_at')} AS created_at FROM replays
+         WHERE replays.event_id = ids.event_id ORDER BY replays.created_at DESC, replays.id DESC LIMIT 1
+       ) AS last`,
+      [eventIds],
+    );
+    return new Map(rows.map(({ event_id, ...last }) => [Number(event_id), last]));
+  }
+
   /** Deletes every event (and, by cascade, its replays) and every rejection. */
   async clearEvents(): Promise<void> {
     await this.db.transaction(async (tx) => {
@@ -506,6 +529,11 @@ function toReplay(row: ReplayRow): ReplayRecord {
     warning: row.warning ?? null,
     response_body: row.response_body === null ? null : toBytes(row.response_body),
   };
+}
+
+/** `LIKE` reads `\`, `%` and `_` as syntax; user text matches them literally. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 function asList(value: unknown): string[] {
