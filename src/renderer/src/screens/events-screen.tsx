@@ -465,7 +465,7 @@ function EventList({
   );
 }
 
-const EventRow = memo(function EventRow({
+export const EventRow = memo(function EventRow({
   event,
   position,
   setSize,
