@@ -87,7 +87,9 @@ export function ReplayPanel({
 
   return (
     <section className="replay-panel" aria-labelledby="replay-heading">
-      <h3 id="replay-heading">Replay</h3>
+      <h3 id="replay-heading" className="visually-hidden">
+        Replay
+      </h3>
       <form
         className="replay-form"
         aria-label="Replay this event"
