@@ -162,7 +162,7 @@ export function ReplayPanel({
         <div role="alert" className="error-banner">
           <strong>Replay refused:</strong> {error.message}
           {error.hint && <div className="small">{error.hint}</div>}
-          {error.code === 'invalid_argument' && resigning && signatureHeader && (
+          {error.code === 'invalid_argument' && resigning && Object.keys(headerParse.headers).length > 0 && (
             <div className="small">
               To send your own signature header, turn Re-sign off and send again. {turnResignOff}
             </div>
