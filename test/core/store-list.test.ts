@@ -82,6 +82,9 @@ describe.each(backends)('the Events list on $name', (backend) => {
     expect(await listed('%')).toEqual([]);
     expect(await listed('100%')).toEqual(['100%.done']);
     expect(await listed('push')).toEqual(['push']);
+    // Export (what the list's Export button asks for) takes the same prefix.
+    const exported = await store.exportBatch({ provider: 'p', event_type_prefix: 'pull_' }, null, { rows: 10, bytes: 1_000_000 });
+    expect(exported.map((event) => event.event_type)).toEqual(['pull_request.opened', 'pull_request.closed']);
 
     await client.query(
       `INSERT INTO events (provider, family, event_type, trust_mode, verified, headers, payload, payload_size)

@@ -85,7 +85,7 @@ describe('replay panel', () => {
     fireEvent.change(screen.getByLabelText('Extra headers'), { target: { value: 'X-From-Test: yes' } });
     fireEvent.click(screen.getByRole('button', { name: 'Send replay' }));
 
-    const result = await screen.findByRole('region', { name: 'Replay response' }, { timeout: 10_000 });
+    const result = await screen.findByRole('region', { name: 'Replay response' }, { timeout: 30_000 });
     expect(received.at(-1)).toMatchObject({ body: '{"edited":1}', headers: { 'x-from-test': 'yes' } });
     expect(result.textContent).toMatch(/Response 201 in \d+ ms/);
     expect(result.textContent).toContain('by ui');
@@ -102,11 +102,11 @@ describe('replay panel', () => {
 
   it('marks history rows: re-signed or not, edited payload, headers set, a warning, who asked', async () => {
     const event = await latest('homelab');
-    const [stored] = (await client.listReplays({ event_id: event.id })).replays;
-    const forwarded: Replay = { ...stored!, id: stored!.id + 1000, requested_by: 'forward', payload_edited: false, headers_overridden: [], warning: 'the provider "gone" has no secret any more: sent unsigned' };
+    const stored = await client.replayEvent({ id: event.id });
+    const forwarded: Replay = { ...stored, id: stored.id + 1000, requested_by: 'forward', payload_edited: false, headers_overridden: [], warning: 'the provider "gone" has no secret any more: sent unsigned' };
     const edited: Replay = {
-      ...stored!,
-      id: stored!.id + 1001,
+      ...stored,
+      id: stored.id + 1001,
       requested_by: 'mcp',
       resigned: true,
       payload_edited: true,

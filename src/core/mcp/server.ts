@@ -5,7 +5,9 @@ import { ToolServer } from './tool.js';
 import { registerGetWebhookEventTool } from './tools/get-webhook-event.js';
 import { registerListProvidersTool } from './tools/list-providers.js';
 import { registerListWebhookEventsTool } from './tools/list-webhook-events.js';
-import { registerReplayWebhookEventTool, type ReplayLimiter } from './tools/replay-webhook-event.js';
+import type { ActionLimiter } from '../replay/rate-limit.js';
+import { registerReplayWebhookEventTool } from './tools/replay-webhook-event.js';
+import { registerSendTestEventTool } from './tools/send-test-event.js';
 import { registerWaitForWebhookEventTool } from './tools/wait-for-webhook-event.js';
 
 export const MCP_SERVER_NAME = 'switchboard';
@@ -13,11 +15,13 @@ export const MCP_SERVER_NAME = 'switchboard';
 const INSTRUCTIONS = `switchboard stores every webhook (GitHub, Stripe, Slack, …) and queue message delivered to this machine.
 Find events with list_webhook_events (summaries, newest first) and read one with get_webhook_event (headers and payload).
 Check trust_mode and verified before trusting a payload: only "signed" events had their signature checked.
-wait_for_webhook_event waits for the webhook an action of yours causes; replay_webhook_event re-sends an event to a local consumer.`;
+wait_for_webhook_event waits for the webhook an action of yours causes; replay_webhook_event re-sends an event to a local consumer.
+send_test_event makes a realistic, correctly signed event for a provider (origin "test") to exercise a handler without the real provider.`;
 
 /** What one MCP session owns besides its server. */
 export interface McpSessionState {
-  replayLimiter: ReplayLimiter;
+  /** The rate limit of the session's bearer token, shared by its sessions' side effects (replays, test events). */
+  actionLimiter: ActionLimiter;
   /** Aborted when the HTTP connection that carried a request closes before its answer. */
   connectionSignal(requestId: string | number): AbortSignal | undefined;
 }
@@ -41,9 +45,10 @@ export function createMcpServer(deps: McpDeps, session: McpSessionState): Sessio
   });
   registerListWebhookEventsTool(tools, deps);
   registerGetWebhookEventTool(tools, deps);
-  registerReplayWebhookEventTool(tools, deps, session.replayLimiter);
+  registerReplayWebhookEventTool(tools, deps, session.actionLimiter);
   registerListProvidersTool(tools, deps);
   registerWaitForWebhookEventTool(tools, deps);
+  registerSendTestEventTool(tools, deps, session.actionLimiter);
   const resources = registerEventResources(mcp, deps);
   return { mcp, dispose: () => resources.close() };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EventSummarySchema } from '../../../shared/events.js';
+import { CursorInputSchema, inputText, IsoDateSchema, IsoDateTimeSchema, MAX_NAME_CHARS } from '../../../shared/input.js';
 import type { McpDeps } from '../deps.js';
 import type { ToolServer, ToolSpec } from '../tool.js';
 
@@ -10,16 +11,16 @@ export const DEFAULT_LIST_LIMIT = 50;
 const EVENT_ID_TEXT = /^[1-9][0-9]{0,14}$/;
 
 export const ListWebhookEventsInputSchema = z.strictObject({
-  provider: z.string().min(1).optional().describe('only events of this provider (its name in config.json, e.g. "github")'),
-  event_type: z.string().min(1).optional().describe('only events of this type, e.g. "push" or "checkout.session.completed"'),
+  provider: inputText(MAX_NAME_CHARS).optional().describe('only events of this provider (its name in config.json, e.g. "github")'),
+  event_type: inputText().optional().describe('only events of this type, e.g. "push" or "checkout.session.completed"'),
   since: z
-    .union([z.number().int().positive(), z.string().regex(EVENT_ID_TEXT), z.iso.datetime({ offset: true }), z.iso.date()], {
+    .union([z.number().int().positive(), z.string().regex(EVENT_ID_TEXT), IsoDateTimeSchema, IsoDateSchema], {
       error: 'must be an ISO-8601 time (e.g. 2026-11-30T09:00:00Z) or an event id',
     })
     .optional()
     .describe('an ISO-8601 time (events received at or after it) or an event id (events after that one)'),
   limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT).describe(`page size, 1–${MAX_LIST_LIMIT}`),
-  cursor: z.string().min(1).optional().describe('next_cursor from the previous page, passed back unchanged'),
+  cursor: CursorInputSchema.optional().describe('next_cursor from the previous page, passed back unchanged'),
 });
 
 export const ListWebhookEventsOutputSchema = z.strictObject({

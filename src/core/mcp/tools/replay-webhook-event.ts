@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { MAX_URL_CHARS } from '../../../shared/input.js';
 import { SwitchboardError } from '../../errors.js';
+import { takeOrThrow, type ActionLimiter } from '../../replay/rate-limit.js';
 import type { McpDeps } from '../deps.js';
 import type { ToolServer, ToolSpec } from '../tool.js';
 
@@ -7,6 +9,7 @@ export const ReplayWebhookEventInputSchema = z.strictObject({
   id: z.number().int().positive().describe('the event to replay'),
   target_url: z
     .url({ protocol: /^https?$/, error: 'target_url must be an http:// or https:// URL' })
+    .max(MAX_URL_CHARS)
     .optional()
     .describe('where to POST it (an allowed host, by default loopback only); default: replay.default_target from config.json'),
 });
@@ -25,7 +28,7 @@ export const REPLAY_WEBHOOK_EVENT_TOOL: ToolSpec<typeof ReplayWebhookEventInputS
   description:
     'Re-sends a stored event’s exact payload to a local consumer (target_url or the configured default), re-signed with a ' +
     'fresh signature when the provider is signed, and reports what the target answered. The only tool with a side effect; ' +
-    'rate-limited per session. A connection failure or timeout is the replay_failed error.',
+    'rate-limited per token (shared with send_test_event across sessions). A connection failure or timeout is the replay_failed error.',
   inputSchema: ReplayWebhookEventInputSchema,
   outputSchema: ReplayWebhookEventOutputSchema,
   annotations: { title: 'Replay a webhook event', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -35,19 +38,15 @@ export const REPLAY_WEBHOOK_EVENT_TOOL: ToolSpec<typeof ReplayWebhookEventInputS
   },
 };
 
-/** Per session (a TokenBucket): an agent in a loop must not flood the local consumer. */
-export interface ReplayLimiter {
-  take(): boolean;
-  retryAfterMs(): number;
-}
-
-export function registerReplayWebhookEventTool(server: ToolServer, deps: McpDeps, limiter: ReplayLimiter): void {
+export function registerReplayWebhookEventTool(server: ToolServer, deps: McpDeps, limiter: ActionLimiter): void {
   server.registerTool(REPLAY_WEBHOOK_EVENT_TOOL, async ({ id, target_url }) => {
-    if (!limiter.take()) {
-      const seconds = Math.max(1, Math.ceil(limiter.retryAfterMs() / 1000));
-      throw new SwitchboardError('rate_limited', `too many replays from this MCP session; try again in ${seconds} s`);
-    }
-    const replay = await deps.replays.replay({ eventId: id, ...(target_url === undefined ? {} : { targetUrl: target_url }), requestedBy: 'mcp' });
+    const replay = await deps.replays.replay({
+      eventId: id,
+      ...(target_url === undefined ? {} : { targetUrl: target_url }),
+      requestedBy: 'mcp',
+      // Only replays that would be sent count against the limit.
+      beforeSend: () => takeOrThrow(limiter, 'replays'),
+    });
     if (!replay.delivered) {
       throw new SwitchboardError('replay_failed', `replay ${replay.id} of event ${id} to ${replay.target_url} failed: ${replay.error ?? 'no response'}`);
     }
