@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { EventSummarySchema } from '../../../shared/events.js';
-import { SwitchboardError } from '../../errors.js';
 import type { McpDeps } from '../deps.js';
 import type { ToolServer, ToolSpec } from '../tool.js';
 import { takeOrThrow, type ActionLimiter } from '../../replay/rate-limit.js';
