@@ -109,7 +109,7 @@ export class Switchboard implements Services {
 
   /** Connected MCP sessions, for the Connect screen; null before start. */
   get mcpSessionCount(): number | null {
-    return this.mcpSessions?.size ?? null;
+    return this.mcpSessions?.liveCount ?? null;
   }
 
   get control(): ControlServer {

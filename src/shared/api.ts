@@ -5,6 +5,7 @@ import {
   EventSummarySchema,
   OriginSchema,
   PAYLOAD_ENCODINGS,
+  REQUESTED_BY,
   RejectionSchema,
   ReplaySchema,
   TrustModeSchema,
@@ -31,7 +32,8 @@ export const API_CALLERS = ['ui', 'api', 'cli'] as const;
 
 export const ListEventsInputSchema = z.strictObject({
   provider: inputText(MAX_NAME_CHARS).optional(),
-  event_type: inputText().optional(),
+  event_type: inputText().optional().describe('exactly this type'),
+  event_type_prefix: inputText(MAX_NAME_CHARS).optional().describe('types starting with this text, e.g. "pull_request" or "checkout."'),
   trust_mode: TrustModeSchema.optional(),
   origin: OriginSchema.optional(),
   external_id: inputText().optional(),
@@ -39,8 +41,21 @@ export const ListEventsInputSchema = z.strictObject({
   cursor: CursorInputSchema.optional(),
   limit: z.number().int().min(1).max(EVENTS_PAGE_MAX).default(100),
 });
+/** How the last replay or forward of an event went (the Events list marks failures). */
+export const LastReplaySchema = z.object({
+  delivered: z.boolean(),
+  response_status: z.number().int().nullable(),
+  requested_by: z.enum(REQUESTED_BY),
+  created_at: z.string(),
+});
+export type LastReplay = z.infer<typeof LastReplaySchema>;
+
+/** A row of the Events list: the summary and, when it was ever replayed, its last replay. */
+export const EventListItemSchema = EventSummarySchema.extend({ last_replay: LastReplaySchema.nullable() });
+export type EventListItem = z.infer<typeof EventListItemSchema>;
+
 export const ListEventsOutputSchema = z.object({
-  events: z.array(EventSummarySchema),
+  events: z.array(EventListItemSchema),
   next_cursor: z.string().optional(),
 });
 
@@ -117,6 +132,7 @@ export const ExportQuerySchema = z.strictObject({
   format: z.enum(EXPORT_FORMATS).default('ndjson'),
   provider: z.string().min(1).optional(),
   event_type: z.string().min(1).optional(),
+  event_type_prefix: inputText(MAX_NAME_CHARS).optional().describe('types starting with this text (the UI type box)'),
   trust_mode: TrustModeSchema.optional(),
   origin: OriginSchema.optional(),
   search: z.string().min(1).max(1000).optional(),

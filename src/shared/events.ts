@@ -81,4 +81,9 @@ export const ReplaySchema = z.object({
 });
 export type Replay = z.infer<typeof ReplaySchema>;
 
+/** A replay or forward failed when the target did not answer or answered other than 2xx. */
+export function replayFailed(replay: Pick<Replay, 'delivered' | 'response_status'>): boolean {
+  return !replay.delivered || replay.response_status === null || replay.response_status < 200 || replay.response_status > 299;
+}
+
 export const REDACTED = '«redacted»';

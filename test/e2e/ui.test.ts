@@ -43,7 +43,8 @@ describe.runIf(run)('web UI', () => {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         consumed.push({ url: req.url ?? '', body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(202, { 'content-type': 'application/json' }).end('{"queued":true}');
+        if (req.url === '/fail') res.writeHead(500, { 'content-type': 'text/plain' }).end('consumer broke');
+        else res.writeHead(202, { 'content-type': 'application/json' }).end('{"queued":true}');
       });
     });
     await new Promise<void>((resolve) => consumer.listen(0, '127.0.0.1', resolve));
@@ -91,21 +92,33 @@ describe.runIf(run)('web UI', () => {
     await detail.getByText('4711').waitFor();
     await detail.getByRole('button', { name: /Collapse build/ }).click();
     await detail.getByText('1 key').waitFor();
-    const headers = detail.getByRole('table', { name: 'Request headers' });
-    expect(await headers.getByRole('row', { name: /x-homelab-run/ }).textContent()).toContain('run-93');
     await detail.getByRole('tab', { name: 'Hex' }).click();
     expect(await detail.getByLabel('Body hex dump').textContent()).toMatch(/^00000000 {2}7b 22 74 79 70 65/);
+    // The row's time has the exact stored time as its tooltip.
+    const row = page.getByRole('option', { name: /homelab deploy\.finished/ });
+    expect(await row.locator('.time').getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    await detail.getByRole('tab', { name: /^Headers/ }).click();
+    const headers = detail.getByRole('table', { name: 'Request headers' });
+    expect(await headers.getByRole('row', { name: /x-homelab-run/ }).textContent()).toContain('run-93');
   });
 
-  it('replays to the default target and shows the consumer’s answer and the history', async () => {
+  it('replays to the default target and shows the consumer’s answer in the Replay tab, above the fold', async () => {
     const detail = page.getByRole('complementary', { name: /Event \d+/ });
+    await detail.getByRole('tab', { name: /^Replay/ }).click();
     expect(await detail.getByLabel('Target URL').inputValue()).toBe(`${consumerUrl}/webhooks`);
     await detail.getByRole('button', { name: 'Send replay' }).click();
     const result = detail.getByRole('region', { name: 'Replay response' });
     await result.getByText(/Response\s*202\s*in/).waitFor();
     await result.getByRole('tabpanel').getByText('queued').waitFor();
+    expect(await result.getByText('Sent:').locator('..').textContent()).toContain('not re-signed');
+    expect(await result.textContent()).toContain('by ui');
     expect(consumed.at(-1)).toMatchObject({ url: '/webhooks', body: expect.stringContaining('"deploy.finished"') });
     expect(await detail.getByRole('region', { name: 'History' }).getByRole('button').count()).toBe(1);
+    // The payload is on its own tab: the response is in view without scrolling the pane.
+    expect(await detail.getByRole('tablist', { name: 'Body view', exact: true }).count()).toBe(0);
+    const pane = await detail.locator('.detail-body').boundingBox();
+    const answer = await result.getByText(/Response\s*202\s*in/).boundingBox();
+    expect(answer!.y + answer!.height).toBeLessThan(pane!.y + pane!.height);
   });
 
   it('replays with r, with an edited payload', async () => {
@@ -189,6 +202,61 @@ describe.runIf(run)('web UI', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('status').filter({ hasText: /Restart switchboard for receiver\.port/ }).waitFor();
     expect(t.sb.config.receiver.port).toBe(17_999);
+  });
+
+  it('keeps the filters and the open event in the address, across a reload and in a new tab', async () => {
+    await page.getByRole('link', { name: 'Events' }).click();
+    await t.deliver('/webhooks/homelab', JSON.stringify({ type: 'deploy.started', service: 'web' }), { 'content-type': 'application/json' });
+    await page.getByRole('option', { name: /homelab deploy\.started/ }).waitFor();
+    // The type box offers the types seen and matches by prefix.
+    expect(await page.locator('#event-type-options option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).toEqual(
+      expect.arrayContaining(['deploy.finished', 'deploy.started']),
+    );
+    await page.getByLabel('Event type').fill('deploy.');
+    await page.getByLabel('Trust').selectOption('open');
+    await poll(() => eventRows().count()).toBe(2);
+    await page.getByRole('option', { name: /homelab deploy\.started/ }).click();
+    await page.getByRole('complementary', { name: /Event \d+/ }).getByText('"web"').waitFor();
+    await poll(() => page.url()).toMatch(/#\/events\?type=deploy\.&trust=open&event=\d+$/);
+    const address = page.url();
+    expect(address).not.toContain(TEST_TOKEN);
+
+    await page.reload();
+    await page.getByRole('complementary', { name: /Event \d+/ }).getByText('"web"').waitFor();
+    expect(await page.getByLabel('Event type').inputValue()).toBe('deploy.');
+    expect(await page.getByLabel('Trust').inputValue()).toBe('open');
+    await poll(() => eventRows().count()).toBe(2);
+    expect(page.url()).toBe(address);
+
+    // A shared address, without the token, in another tab of this browser.
+    const other = await page.context().newPage();
+    try {
+      await other.goto(address);
+      await other.getByRole('complementary', { name: /Event \d+/ }).getByText('"web"').waitFor();
+      expect(await other.getByLabel('Event type').inputValue()).toBe('deploy.');
+    } finally {
+      await other.close();
+    }
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByRole('button', { name: 'Close event detail' }).click();
+    await poll(() => page.url()).toMatch(/#\/events$/);
+  });
+
+  it('marks an event whose forward failed, live and after a reload', async () => {
+    await t.sb.updateConfig({ ...t.sb.config, providers: [...t.sb.config.providers, { name: 'relay', kind: 'open', forward_to: [`${consumerUrl}/fail`] }] });
+    await t.deliver('/webhooks/relay', '{"type":"order.paid"}', { 'content-type': 'application/json' });
+    const row = page.getByRole('option', { name: /relay order\.paid event \d+, open, last forward failed/ });
+    await row.waitFor();
+    expect(await row.getByText('✕ 500').count()).toBe(1);
+    await page.reload();
+    await row.waitFor();
+    expect(await row.getByText('✕ 500').getAttribute('title')).toMatch(/The last forward \(forward, .*\) answered 500/);
+    await row.click();
+    const detail = page.getByRole('complementary', { name: /Event \d+/ });
+    await detail.getByRole('tab', { name: 'Replay (1)' }).click();
+    const history = detail.getByRole('region', { name: 'History' });
+    expect(await history.getByRole('button').textContent()).toMatch(/500.*by forward/);
+    await page.getByRole('button', { name: 'Close event detail' }).click();
   });
 
   it('keeps the rows in view still while deliveries arrive above them', async () => {

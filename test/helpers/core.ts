@@ -1,3 +1,4 @@
+import { Blob as NodeBlob } from 'node:buffer';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +33,9 @@ export interface TestSwitchboard {
  * test files start one in beforeAll and share it.
  */
 export async function startTestSwitchboard(config: ConfigInput, options: Partial<SwitchboardOptions> = {}): Promise<TestSwitchboard> {
+  // Renderer tests run a core under jsdom, whose global Blob has no arrayBuffer(); PGlite builds
+  // its extension bundles (pg_trgm) with the global Blob.
+  if (typeof Blob.prototype.arrayBuffer !== 'function') globalThis.Blob = NodeBlob as typeof Blob;
   const dataDir = await mkdtemp(join(tmpdir(), 'switchboard-test-'));
   const logger = memoryLogger();
   const sb = createSwitchboard({

@@ -20,26 +20,35 @@ const { startTestSwitchboard, TEST_TOKEN } = (await import(/* @vite-ignore */ CO
 };
 
 describe('token from the URL fragment', () => {
-  it('keeps the token for the session and scrubs it from the address bar', () => {
+  it('keeps the token and scrubs it from the address bar', () => {
     window.history.replaceState(null, '', '/#token=abc123&view=events');
-    sessionStorage.clear();
-    expect(takeToken(window.location, sessionStorage, window.history)).toBe('abc123');
-    expect(sessionStorage.getItem(TOKEN_STORAGE_KEY)).toBe('abc123');
+    localStorage.clear();
+    expect(takeToken(window.location, localStorage, window.history)).toBe('abc123');
+    expect(localStorage.getItem(TOKEN_STORAGE_KEY)).toBe('abc123');
     expect(window.location.href).not.toContain('abc123');
     expect(window.location.hash).toBe('#view=events');
   });
 
-  it('uses the stored token after a reload, and has none in a fresh tab', () => {
+  it('uses the stored token after a reload, and has none in a browser that never opened it', () => {
     window.history.replaceState(null, '', '/');
-    expect(takeToken(window.location, sessionStorage, window.history)).toBe('abc123');
-    sessionStorage.clear();
-    expect(takeToken(window.location, sessionStorage, window.history)).toBeNull();
+    expect(takeToken(window.location, localStorage, window.history)).toBe('abc123');
+    localStorage.clear();
+    expect(takeToken(window.location, localStorage, window.history)).toBeNull();
+  });
+
+  it('takes the token out of a view address and keeps the view', () => {
+    window.history.replaceState(null, '', '/#/events?provider=github&token=fresh&event=42');
+    expect(takeToken(window.location, localStorage, window.history)).toBe('fresh');
+    expect(window.location.hash).toBe('#/events?provider=github&event=42');
+    // A shared address without the token works with the stored one.
+    expect(takeToken(window.location, localStorage, window.history)).toBe('fresh');
+    expect(window.location.hash).toBe('#/events?provider=github&event=42');
   });
 
   it('lets a new fragment token replace the stored one', () => {
-    sessionStorage.setItem(TOKEN_STORAGE_KEY, 'old');
+    localStorage.setItem(TOKEN_STORAGE_KEY, 'old');
     window.history.replaceState(null, '', '/settings#token=new');
-    expect(takeToken(window.location, sessionStorage, window.history)).toBe('new');
+    expect(takeToken(window.location, localStorage, window.history)).toBe('new');
     expect(window.location.pathname + window.location.hash).toBe('/settings');
   });
 });

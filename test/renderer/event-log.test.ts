@@ -48,6 +48,28 @@ describe('EventLog', () => {
     expect(calls).toBe(2);
   });
 
+  it('keeps each event’s last replay, from pages and from live replays, newest wins', () => {
+    const log = new EventLog();
+    const failed = { delivered: false, response_status: null, requested_by: 'forward' as const, created_at: '2026-11-30T10:00:00.000001Z' };
+    log.appendPage([{ ...ev(2), last_replay: failed }, { ...ev(1), last_replay: null }], undefined);
+    expect(log.lastReplay(2)).toEqual(failed);
+    expect(log.lastReplay(1)).toBeNull();
+    const version = log.getVersion();
+    log.noteReplay(1, { delivered: true, response_status: 500, requested_by: 'ui', created_at: '2026-11-30T10:00:01.000000Z' });
+    expect(log.lastReplay(1)).toMatchObject({ response_status: 500, requested_by: 'ui' });
+    expect(log.getVersion()).toBe(version + 1);
+    // An older replay arriving late does not hide a newer one.
+    log.noteReplay(2, { ...failed, delivered: true, response_status: 200, created_at: '2026-11-30T09:00:00.000000Z' });
+    expect(log.lastReplay(2)).toEqual(failed);
+    // A replay of an event not listed yet marks it once it arrives, without a render now.
+    log.noteReplay(3, failed);
+    expect(log.getVersion()).toBe(version + 1);
+    log.prepend([ev(3)]);
+    expect(log.lastReplay(3)).toEqual(failed);
+    log.reset();
+    expect(log.lastReplay(2)).toBeNull();
+  });
+
   it('inserts in constant time at 100,000 rows', () => {
     const log = new EventLog();
     log.appendPage(Array.from({ length: 100_000 }, (_, i) => ev(100_000 - i)), 'more');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/shared/events';
-import { filtersToQuery, hasFilters, matchesFilters, NO_FILTERS } from '../../src/renderer/src/lib/filters';
+import { filtersToQuery, hasFilters, matchesFilters, NO_FILTERS, viewFromParams, viewToParams } from '../../src/renderer/src/lib/filters';
 
 const event: EventSummary = {
   id: 7,
@@ -18,7 +18,7 @@ const event: EventSummary = {
 describe('event filters', () => {
   it('sends only what is set, trimmed', () => {
     expect(filtersToQuery(NO_FILTERS)).toEqual({});
-    expect(filtersToQuery({ provider: 'github', event_type: ' push ', trust_mode: 'token', search: '  ' })).toEqual({ provider: 'github', event_type: 'push', trust_mode: 'token' });
+    expect(filtersToQuery({ provider: 'github', event_type: ' push ', trust_mode: 'token', search: '  ' })).toEqual({ provider: 'github', event_type_prefix: 'push', trust_mode: 'token' });
     expect(filtersToQuery({ ...NO_FILTERS, search: ' acme ' })).toEqual({ search: 'acme' });
     expect(hasFilters(NO_FILTERS)).toBe(false);
     expect(hasFilters({ ...NO_FILTERS, search: 'x' })).toBe(true);
@@ -30,8 +30,23 @@ describe('event filters', () => {
     expect(matchesFilters(event, { ...NO_FILTERS, provider: 'stripe' })).toBe('no');
     expect(matchesFilters(event, { ...NO_FILTERS, trust_mode: 'open' })).toBe('no');
     expect(matchesFilters(event, { ...NO_FILTERS, event_type: 'push' })).toBe('no');
+    // The type box matches by prefix, as the server does.
+    expect(matchesFilters(event, { ...NO_FILTERS, event_type: 'pull_request' })).toBe('yes');
+    expect(matchesFilters(event, { ...NO_FILTERS, event_type: 'pull_request.opened' })).toBe('yes');
+    expect(matchesFilters(event, { ...NO_FILTERS, event_type: 'pull_request.closed' })).toBe('no');
+    expect(matchesFilters({ ...event, event_type: null }, { ...NO_FILTERS, event_type: 'p' })).toBe('no');
     expect(matchesFilters(event, { ...NO_FILTERS, search: 'acme' })).toBe('unknown');
     // A row already excluded by a cheap filter never costs a server round trip.
     expect(matchesFilters(event, { ...NO_FILTERS, provider: 'stripe', search: 'acme' })).toBe('no');
+  });
+
+  it('round-trips the view through the address, dropping what is not set or not valid', () => {
+    const view = { filters: { provider: 'github', event_type: 'pull_request', trust_mode: 'signed' as const, search: 'a&b #1' }, eventId: 42 };
+    const params = viewToParams(view);
+    expect(params.toString()).toBe('provider=github&type=pull_request&trust=signed&search=a%26b+%231&event=42');
+    expect(viewFromParams(new URLSearchParams(params.toString()))).toEqual(view);
+    expect(viewToParams({ filters: NO_FILTERS, eventId: null }).toString()).toBe('');
+    expect(viewFromParams(new URLSearchParams('trust=bogus&event=-3&provider='))).toEqual({ filters: NO_FILTERS, eventId: null });
+    expect(viewFromParams(new URLSearchParams('event=7.5')).eventId).toBeNull();
   });
 });

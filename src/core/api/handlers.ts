@@ -60,7 +60,10 @@ function implement(sb: Services): Implementation {
   return {
     async listEvents(input) {
       const page = await sb.store.listEvents(input);
-      return { events: page.items, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+      // The list marks events whose last replay or forward failed.
+      const last = await sb.store.lastReplays(page.items.map((event) => event.id));
+      const events = page.items.map((event) => ({ ...event, last_replay: last.get(event.id) ?? null }));
+      return { events, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
     },
 
     async getEvent({ id }) {

@@ -41,6 +41,8 @@ interface Session {
   /** Requests whose HTTP exchange is still open: a session with one is never idle. */
   openRequests: number;
   lastActiveMs: number;
+  /** The client opened its event stream (GET): once that closes, the client is gone. */
+  streamed: boolean;
   /** Per JSON-RPC request id: aborted if its POST connection closes before the answer. */
   readonly connections: Map<RequestId, AbortController>;
 }
@@ -74,9 +76,24 @@ export class McpSessions {
     this.sweeper.unref();
   }
 
-  /** Open sessions, for the UI's Connect screen and for tests. */
+  /** Open sessions, including ones whose client left without DELETE and has not idled out yet. */
   get size(): number {
     return this.sessions.size;
+  }
+
+  /**
+   * Sessions with a client still on the other end, for the Connect screen. A client that quits
+   * without DELETE (the SDK client's close() sends none) leaves its session open until the idle
+   * timeout, so a session counts only while one of its exchanges is open (the GET event stream,
+   * a call in flight) or, for a client that never opened an event stream, while it is not idle.
+   */
+  get liveCount(): number {
+    const cutoff = this.now() - this.idleTimeoutMs;
+    let live = 0;
+    for (const session of this.sessions.values()) {
+      if (session.openRequests > 0 || (!session.streamed && session.lastActiveMs >= cutoff)) live++;
+    }
+    return live;
   }
 
   readonly handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -159,6 +176,7 @@ export class McpSessions {
       server,
       openRequests: 0,
       lastActiveMs: this.now(),
+      streamed: false,
       connections,
     };
     // Runs however the session ends: DELETE, idle timeout, shutdown.
@@ -172,6 +190,7 @@ export class McpSessions {
   private async dispatch(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     session.openRequests++;
     session.lastActiveMs = this.now();
+    if (req.method === 'GET') session.streamed = true;
     const requestIds = (Array.isArray(body) ? body : [body]).filter(isJSONRPCRequest).map((message) => message.id);
     for (const id of requestIds) session.connections.set(id, new AbortController());
     res.once('close', () => {

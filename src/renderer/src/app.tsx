@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Client } from './api/client';
 import { AppDataProvider, useAppData } from './app-data';
-import { screenFromHash, SCREENS, type Screen } from './lib/nav';
+import { replaceView, screenFromHash, SCREENS, type Screen } from './lib/nav';
 import { NavigationContext, type Intent } from './navigation';
 import { ConnectScreen } from './screens/connect-screen';
 import { EventsScreen } from './screens/events-screen';
@@ -32,7 +32,7 @@ function Shell() {
   const navigate = useCallback((next: Screen, nextIntent: Intent = null) => {
     setIntent(nextIntent);
     setScreen(next);
-    window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}#/${next}`);
+    replaceView(next);
   }, []);
   const navigation = useMemo(() => ({ navigate, intent, clearIntent: () => setIntent(null) }), [navigate, intent]);
 
@@ -80,7 +80,7 @@ function Shell() {
           <main className="page">
             <div className="empty-state">
               <h1>This page needs the control token</h1>
-              <p>Open the web UI link that <code>switchboard serve</code> printed — it ends in <code>#token=…</code>. The token stays in this tab only.</p>
+              <p>Open the web UI link that <code>switchboard serve</code> printed — it ends in <code>#token=…</code>. This browser keeps it, so links to a view work without it afterwards.</p>
             </div>
           </main>
         ) : (

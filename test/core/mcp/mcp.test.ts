@@ -717,6 +717,56 @@ describe('sessions', () => {
   });
 });
 
+describe('live sessions (the Connect screen’s count)', () => {
+  it('counts a client while its event stream is open, not once it left without DELETE', async () => {
+    const sessions = new McpSessions(mcpDeps(t.sb), { rateLimits: new KeyedRateLimits({ capacity: 1, refillPerSecond: 1 }) });
+    t.sb.control.mount('/mcp-live-test', sessions.handle);
+    try {
+      const staying = await connect('/mcp-live-test');
+      const leaving = await connect('/mcp-live-test');
+      await until(() => sessions.liveCount === 2, 'both event streams to open');
+      // The SDK client's close() sends no DELETE: the session stays open until it idles out,
+      // but nobody is connected to it any more.
+      await leaving.client.close();
+      await until(() => sessions.liveCount === 1, 'the closed client to stop counting');
+      expect(sessions.size).toBe(2);
+      await staying.transport.terminateSession();
+      await until(() => sessions.liveCount === 0 && sessions.size === 1, 'the DELETEd session to go');
+    } finally {
+      await sessions.close();
+    }
+  });
+
+  it('counts a client without an event stream until it is idle', async () => {
+    let clock = 1_000_000;
+    const sessions = new McpSessions(mcpDeps(t.sb), {
+      idleTimeoutMs: 60_000,
+      now: () => clock,
+      rateLimits: new KeyedRateLimits({ capacity: 1, refillPerSecond: 1 }),
+    });
+    t.sb.control.mount('/mcp-live-raw-test', sessions.handle);
+    try {
+      const answer = await fetch(new URL('/mcp-live-raw-test', t.sb.url.control), { method: 'POST', headers: { ...AUTH, ...JSON_RPC }, body: initialize });
+      await answer.text();
+      expect(answer.status).toBe(200);
+      expect(sessions.liveCount).toBe(1);
+      clock += 60_001;
+      expect(sessions.liveCount).toBe(0);
+    } finally {
+      await sessions.close();
+    }
+  });
+
+  it('reports live sessions in getServerInfo', async () => {
+    const before = (await t.sb.api.getServerInfo({})).mcp_sessions!;
+    const { client } = await connect();
+    await until(() => t.sb.mcpSessionCount === before + 1, 'the new session to count');
+    expect((await t.sb.api.getServerInfo({})).mcp_sessions).toBe(before + 1);
+    await client.close();
+    await until(() => t.sb.mcpSessionCount === before, 'the closed session to stop counting');
+  });
+});
+
 describe('failures on switchboard’s side', () => {
   it('answers internal, without details, when the database is gone, and logs why', async () => {
     const sql = await openPglite('memory://');

@@ -1,13 +1,17 @@
 import { API_METHODS, type ApiMethod } from '../../../shared/api-methods';
 import { ApiErrorSchema, LiveMessageSchema, type ApiInput, type ApiOutput, type LiveMessage, type SwitchboardApi } from '../../../shared/api';
+import { joinFragment, splitFragment } from '../lib/nav';
 import { SseParser } from './sse';
 
 /**
  * The renderer's one way to reach the core. In the desktop app the preload exposes
  * `window.switchboard` (IPC); in a browser it is HTTP + SSE on the control port, with the
  * bearer token taken from the URL fragment (`/#token=…`): browsers never send fragments to a
- * server, the token is kept in sessionStorage for reloads and then removed from the address bar
- * so it does not linger in history or get shared with a screenshot.
+ * server. The token is then removed from the address bar, so it does not linger in history or
+ * get shared with a link or a screenshot, and kept in localStorage, so a link to a view
+ * (`/#/events?event=42`) works in any tab of this browser once the token was opened once. Only
+ * this origin (loopback, our own scripts under a strict CSP) can read it; the same user can
+ * read `<data dir>/control-token` anyway.
  */
 
 export type LiveStatus = 'connecting' | 'open' | 'closed';
@@ -46,17 +50,16 @@ export class ApiRequestError extends Error {
 }
 
 /**
- * The control token for this tab: from the fragment when present (then stored and scrubbed
- * from the address bar), else from sessionStorage.
+ * The control token: from the fragment when present (`#token=…`, or `#/events?…&token=…`; then
+ * stored and scrubbed from the address bar, the rest of the address kept), else the stored one.
  */
 export function takeToken(location: Pick<Location, 'hash' | 'pathname' | 'search'>, storage: Storage, history: Pick<History, 'replaceState'>): string | null {
-  const fragment = new URLSearchParams(location.hash.replace(/^#/, ''));
-  const fromFragment = fragment.get('token');
+  const { path, params } = splitFragment(location.hash);
+  const fromFragment = params.get('token');
   if (fromFragment) {
     storage.setItem(TOKEN_STORAGE_KEY, fromFragment);
-    fragment.delete('token');
-    const rest = fragment.toString();
-    history.replaceState(null, '', `${location.pathname}${location.search}${rest ? `#${rest}` : ''}`);
+    params.delete('token');
+    history.replaceState(null, '', `${location.pathname}${location.search}${joinFragment(path, params)}`);
     return fromFragment;
   }
   return storage.getItem(TOKEN_STORAGE_KEY);
@@ -195,7 +198,7 @@ export function createDesktopClient(bridge: DesktopBridge): Client {
 /** The client for this window: IPC in the desktop app, else HTTP with the fragment token. */
 export function createClient(): Client {
   if (window.switchboard) return createDesktopClient(window.switchboard);
-  return createHttpClient({ token: takeToken(window.location, window.sessionStorage, window.history) });
+  return createHttpClient({ token: takeToken(window.location, window.localStorage, window.history) });
 }
 
 export type { ApiInput, ApiOutput };

@@ -1,17 +1,22 @@
 import { useId, useRef, type ReactNode } from 'react';
 
-/** WAI-ARIA tabs: arrow keys move between tabs, the panel is labelled by its tab. */
+/**
+ * WAI-ARIA tabs: arrow keys move between tabs, the panel is labelled by its tab. `children` is
+ * what the selected tab shows (a caller that must keep the other panels mounted hides them).
+ */
 export function Tabs<T extends string>({
   label,
   tabs,
   selected,
   onSelect,
+  className,
   children,
 }: {
   label: string;
   tabs: readonly { id: T; label: string }[];
   selected: T;
   onSelect: (id: T) => void;
+  className?: string;
   children: ReactNode;
 }) {
   const base = useId();
@@ -23,7 +28,7 @@ export function Tabs<T extends string>({
     refs.current.get(next.id)?.focus();
   };
   return (
-    <div className="tabs">
+    <div className={className ? `tabs ${className}` : 'tabs'}>
       <div
         role="tablist"
         aria-label={label}

@@ -1,9 +1,13 @@
+import type { EventListItem, LastReplay } from '../../../shared/api';
 import type { EventSummary } from '../../../shared/events';
 
 /**
  * The rows of the Events list: pages loaded from the server (newest first) plus live arrivals
  * on top. Live rows are appended to their own array and read back to front, so an insert is
  * O(1) even with 100,000 rows loaded, and `at(i)` stays O(1) for the virtualized list.
+ *
+ * Each event's last replay is kept beside the rows, so a replay arriving live (a forward rule's,
+ * say) marks its row without touching the arrays.
  */
 export class EventLog {
   /** Live arrivals, oldest first. */
@@ -11,6 +15,7 @@ export class EventLog {
   /** Loaded pages, newest first. */
   private tail: EventSummary[] = [];
   private readonly ids = new Set<number>();
+  private readonly lastReplays = new Map<number, LastReplay>();
   private listeners = new Set<() => void>();
   /** Bumped on every change; what useSyncExternalStore compares. */
   version = 0;
@@ -41,11 +46,26 @@ export class EventLog {
     return this.ids.has(id);
   }
 
+  lastReplay(id: number): LastReplay | null {
+    return this.lastReplays.get(id) ?? null;
+  }
+
+  /** A replay of an event, from a page or a live message; an older one than known is ignored. */
+  noteReplay(eventId: number, replay: LastReplay): void {
+    const known = this.lastReplays.get(eventId);
+    if (known && known.created_at > replay.created_at) return;
+    const { delivered, response_status, requested_by, created_at } = replay;
+    this.lastReplays.set(eventId, { delivered, response_status, requested_by, created_at });
+    // An event not (yet) in the list keeps its mark for when it arrives, without a render now.
+    if (this.ids.has(eventId)) this.changed();
+  }
+
   /** Live events, oldest first. Returns how many were new (duplicates are dropped). */
-  prepend(events: readonly EventSummary[]): number {
+  prepend(events: readonly (EventSummary | EventListItem)[]): number {
     let added = 0;
     for (const event of events) {
       if (this.ids.has(event.id)) continue;
+      this.noteLast(event);
       this.ids.add(event.id);
       this.head.push(event);
       added++;
@@ -55,9 +75,10 @@ export class EventLog {
   }
 
   /** The next page from the server, newest first. */
-  appendPage(events: readonly EventSummary[], nextCursor: string | undefined): void {
+  appendPage(events: readonly (EventSummary | EventListItem)[], nextCursor: string | undefined): void {
     for (const event of events) {
       if (this.ids.has(event.id)) continue;
+      this.noteLast(event);
       this.ids.add(event.id);
       this.tail.push(event);
     }
@@ -70,6 +91,7 @@ export class EventLog {
     this.head = [];
     this.tail = [];
     this.ids.clear();
+    this.lastReplays.clear();
     this.nextCursor = undefined;
     this.complete = false;
     this.changed();
@@ -81,6 +103,12 @@ export class EventLog {
   };
 
   getVersion = (): number => this.version;
+
+  private noteLast(event: EventSummary | EventListItem): void {
+    const last = 'last_replay' in event ? event.last_replay : null;
+    const known = this.lastReplays.get(event.id);
+    if (last && !(known && known.created_at > last.created_at)) this.lastReplays.set(event.id, last);
+  }
 
   private changed(): void {
     this.version++;

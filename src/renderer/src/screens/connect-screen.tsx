@@ -1,9 +1,29 @@
+import { useEffect, useState } from 'react';
 import { useAppData } from '../app-data';
 import { CopyField } from '../components/copy-button';
 
+/** Sessions come and go without a live message: the screen asks again this often while shown. */
+const SESSIONS_POLL_MS = 3000;
+
 /** Connect an agent: the MCP URL, the exact Claude Code command, a .mcp.json snippet. */
 export function ConnectScreen() {
-  const { info, loadError } = useAppData();
+  const { client, info, loadError } = useAppData();
+  const [polled, setPolled] = useState<number | null | undefined>(undefined);
+  useEffect(() => {
+    let shown = true;
+    const poll = () =>
+      client.getServerInfo({}).then(
+        (next) => shown && setPolled(next.mcp_sessions),
+        () => undefined,
+      );
+    const timer = setInterval(poll, SESSIONS_POLL_MS);
+    void poll();
+    return () => {
+      shown = false;
+      clearInterval(timer);
+    };
+  }, [client]);
+  const sessions = polled === undefined ? (info?.mcp_sessions ?? null) : polled;
   return (
     <div className="page connect-screen">
       <header className="page-header">
@@ -36,11 +56,11 @@ export function ConnectScreen() {
           <section className="connect-card" aria-labelledby="sessions-heading">
             <h2 id="sessions-heading">Sessions</h2>
             <p role="status">
-              {info.mcp_sessions === null
+              {sessions === null
                 ? 'This build does not report connected sessions.'
-                : info.mcp_sessions === 0
+                : sessions === 0
                   ? 'No agent is connected right now.'
-                  : `${info.mcp_sessions} agent session${info.mcp_sessions === 1 ? '' : 's'} connected.`}
+                  : `${sessions} agent session${sessions === 1 ? '' : 's'} connected.`}
             </p>
             <p className="muted small">
               Tools: list_webhook_events, get_webhook_event, wait_for_webhook_event, replay_webhook_event, list_providers. switchboard {info.version}.

@@ -4,6 +4,7 @@ import type { EventDetail, Replay } from '../../../shared/events';
 import { useAppData } from '../app-data';
 import { BodyView } from '../components/body-view';
 import { CopyButton } from '../components/copy-button';
+import { Tabs } from '../components/tabs';
 import { TrustBadge } from '../components/trust-badge';
 import { formatBytes } from '../lib/bytes';
 import { buildCurl } from '../lib/curl';
@@ -34,6 +35,11 @@ export function EventDetailPane({
   const [detail, setDetail] = useState<ApiOutput<'getEvent'> | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [replays, setReplays] = useState<Replay[]>([]);
+  /** Body, headers and replay side by side as tabs: a replay's result shows without scrolling past the payload. */
+  const [section, setSection] = useState<'body' | 'headers' | 'replay'>(pendingReplay ? 'replay' : 'body');
+  useEffect(() => {
+    if (pendingReplay) setSection('replay');
+  }, [pendingReplay]);
 
   useEffect(() => {
     let current = true;
@@ -109,37 +115,58 @@ export function EventDetailPane({
             <dd className="mono">{event.source_ip ?? '—'}</dd>
           </dl>
 
-          <section aria-labelledby="body-heading">
-            <div className="section-head">
-              <h3 id="body-heading">Body</h3>
-              {curlTarget && (
-                <CopyButton
-                  label="Copy as cURL"
-                  idleText="Copy as cURL"
-                  text={buildCurl({ url: curlTarget, headers: event.headers, payload: event.payload, encoding: event.payload_encoding })}
-                />
-              )}
-              {curlTarget && event.trust_mode === 'signed' && (
-                <CopyButton
-                  label="Copy as cURL, re-signed with a fresh signature"
-                  idleText="Copy as cURL (re-signed)"
-                  text={async () => {
-                    // What a replay to this target would send, signed now; nothing is sent.
-                    const prepared = await client.prepareReplay({ id: event.id, target_url: curlTarget, resign: true });
-                    return buildCurl({ url: prepared.target_url, headers: prepared.headers, payload: prepared.payload, encoding: prepared.payload_encoding });
-                  }}
-                />
-              )}
+          <Tabs
+            label="Event sections"
+            className="sections"
+            tabs={[
+              { id: 'body', label: 'Body' },
+              { id: 'headers', label: `Headers (${Object.keys(event.headers).length})` },
+              { id: 'replay', label: replays.length > 0 ? `Replay (${replays.length})` : 'Replay' },
+            ]}
+            selected={section}
+            onSelect={setSection}
+          >
+            <div hidden={section !== 'body'}>
+              <div className="section-head">
+                <h3 className="visually-hidden">Body</h3>
+                {curlTarget && (
+                  <CopyButton
+                    label="Copy as cURL"
+                    idleText="Copy as cURL"
+                    text={buildCurl({ url: curlTarget, headers: event.headers, payload: event.payload, encoding: event.payload_encoding })}
+                  />
+                )}
+                {curlTarget && event.trust_mode === 'signed' && (
+                  <CopyButton
+                    label="Copy as cURL, re-signed with a fresh signature"
+                    idleText="Copy as cURL (re-signed)"
+                    text={async () => {
+                      // What a replay to this target would send, signed now; nothing is sent.
+                      const prepared = await client.prepareReplay({ id: event.id, target_url: curlTarget, resign: true });
+                      return buildCurl({ url: prepared.target_url, headers: prepared.headers, payload: prepared.payload, encoding: prepared.payload_encoding });
+                    }}
+                  />
+                )}
+              </div>
+              <BodyView payload={event.payload} encoding={event.payload_encoding} contentType={event.content_type} />
             </div>
-            <BodyView payload={event.payload} encoding={event.payload_encoding} contentType={event.content_type} />
-          </section>
-
-          <details className="headers-section" open>
-            <summary>Headers ({Object.keys(event.headers).length})</summary>
-            <HeaderTable headers={event.headers} label="Request headers" />
-          </details>
-
-          <ReplayPanel event={event} replays={replays} onReplayed={(replay) => setReplays((list) => (list.some((r) => r.id === replay.id) ? list : [replay, ...list]))} pendingReplay={pendingReplay} onReplayStarted={onReplayStarted} />
+            <div hidden={section !== 'headers'}>
+              <HeaderTable headers={event.headers} label="Request headers" />
+            </div>
+            {/* Always mounted: its settings are what `r` sends, whichever tab is shown. */}
+            <div hidden={section !== 'replay'}>
+              <ReplayPanel
+                event={event}
+                replays={replays}
+                onReplayed={(replay) => {
+                  setReplays((list) => (list.some((r) => r.id === replay.id) ? list : [replay, ...list]));
+                  setSection('replay');
+                }}
+                pendingReplay={pendingReplay}
+                onReplayStarted={onReplayStarted}
+              />
+            </div>
+          </Tabs>
         </div>
       )}
     </aside>

@@ -1,7 +1,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
+import type { LastReplay } from '../../../shared/api';
 import type { EventSummary, TrustMode } from '../../../shared/events';
-import { TRUST_MODES } from '../../../shared/events';
+import { replayFailed, TRUST_MODES } from '../../../shared/events';
 import { useAppData } from '../app-data';
 import { CopyButton } from '../components/copy-button';
 import { EmptyEvents, NoProviders } from '../components/empty-states';
@@ -10,8 +11,9 @@ import { TrustBadge } from '../components/trust-badge';
 import { formatBytes } from '../lib/bytes';
 import { shellQuote } from '../lib/curl';
 import { EventLog } from '../lib/event-log';
-import { filtersToQuery, hasFilters, matchesFilters, NO_FILTERS, type EventFilters } from '../lib/filters';
-import { formatTime } from '../lib/time';
+import { filtersToQuery, hasFilters, matchesFilters, NO_FILTERS, viewFromParams, viewToParams, type EventFilters } from '../lib/filters';
+import { paramsFromHash, replaceView, screenFromHash } from '../lib/nav';
+import { formatListTime, msUntilTomorrow } from '../lib/time';
 import { EventDetailPane } from './event-detail';
 
 export const ROW_HEIGHT_PX = 34;
@@ -21,19 +23,25 @@ const PAGE_SIZE = 500;
 /** Live rows are added at most this often: a list changing faster than this is only a blur. */
 const LIVE_FLUSH_MS = 100;
 const SEARCH_DEBOUNCE_MS = 250;
+/** How many rows are looked at for the type box's suggestions. */
+const TYPE_SUGGESTION_ROWS = 2000;
 
 /**
  * The Events screen: a virtualized list that fills up live, filters, and the detail pane.
  * Keyboard: j/k move, Enter opens, r replays the open event, / searches, Escape closes.
+ * The filters and the open event are the address (`#/events?type=push&event=42`): shareable,
+ * kept across a reload, and followed when the address changes.
  */
 export function EventsScreen() {
   const { client, providers, listen } = useAppData();
   const log = useMemo(() => new EventLog(), []);
   useSyncExternalStore(log.subscribe, log.getVersion);
-  const [filters, setFilters] = useState<EventFilters>(NO_FILTERS);
-  const [searchText, setSearchText] = useState('');
-  const [cursorId, setCursorId] = useState<number | null>(null);
-  const [openId, setOpenId] = useState<number | null>(null);
+  const [initial] = useState(() => viewFromParams(paramsFromHash(window.location.hash)));
+  const [filters, setFilters] = useState<EventFilters>(initial.filters);
+  const [searchText, setSearchText] = useState(initial.filters.search);
+  const [typeText, setTypeText] = useState(initial.filters.event_type);
+  const [cursorId, setCursorId] = useState<number | null>(initial.eventId);
+  const [openId, setOpenId] = useState<number | null>(initial.eventId);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [firstPageLoaded, setFirstPageLoaded] = useState(false);
   /** An event whose replay was asked for with `r`; the replay panel sends it once loaded. */
@@ -71,11 +79,41 @@ export function EventsScreen() {
     void loadMore();
   }, [filters, log, loadMore]);
 
-  // The search box filters after a pause in typing, not on every key.
+  // The search and type boxes filter after a pause in typing, not on every key.
   useEffect(() => {
     const timer = setTimeout(() => setFilters((current) => (current.search === searchText ? current : { ...current, search: searchText })), SEARCH_DEBOUNCE_MS);
     return () => clearTimeout(timer);
   }, [searchText]);
+  useEffect(() => {
+    const timer = setTimeout(() => setFilters((current) => (current.event_type === typeText ? current : { ...current, event_type: typeText })), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [typeText]);
+
+  // ---- the address ---------------------------------------------------------------------------
+  useEffect(() => {
+    replaceView('events', viewToParams({ filters, eventId: openId }));
+  }, [filters, openId]);
+  // An address typed, pasted or reached with Back/Forward.
+  useEffect(() => {
+    const onHash = () => {
+      if (screenFromHash(window.location.hash) !== 'events') return;
+      const view = viewFromParams(paramsFromHash(window.location.hash));
+      setFilters((current) => (JSON.stringify(current) === JSON.stringify(view.filters) ? current : view.filters));
+      setSearchText(view.filters.search);
+      setTypeText(view.filters.event_type);
+      setOpenId(view.eventId);
+      if (view.eventId !== null) setCursorId(view.eventId);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+
+  // Rows not from today show their date: re-render them when the day changes.
+  const [today, setToday] = useState(() => new Date().toDateString());
+  useEffect(() => {
+    const timer = setTimeout(() => setToday(new Date().toDateString()), msUntilTomorrow() + 1000);
+    return () => clearTimeout(timer);
+  }, [today]);
 
   // ---- live arrivals -------------------------------------------------------------------
   const pendingShift = useRef(0);
@@ -118,6 +156,8 @@ export function EventsScreen() {
     };
     const unlisten = listen((message) => {
       if (message === null) return checkHead();
+      // A forward rule's or an agent's replay marks its row when it failed.
+      if (message.type === 'replay') return log.noteReplay(message.replay.event_id, message.replay);
       if (message.type !== 'event') return;
       const match = matchesFilters(message.event, filtersRef.current);
       if (match === 'yes') {
@@ -194,16 +234,17 @@ export function EventsScreen() {
 
   // ---- render ------------------------------------------------------------------------------
   const providerNames = providers?.map((view) => view.status.name) ?? [];
+  // Types seen in this visit, kept while the filters narrow the list, so the box offers them.
+  const knownTypes = useRef(new Set<string>());
   const seenTypes = useMemo(() => {
-    const types = new Set<string>();
-    for (let i = 0; i < Math.min(log.length, 2000); i++) {
+    for (let i = 0; i < Math.min(log.length, TYPE_SUGGESTION_ROWS); i++) {
       const type = log.at(i)?.event_type;
-      if (type) types.add(type);
+      if (type) knownTypes.current.add(type);
     }
-    return [...types].sort();
+    return [...knownTypes.current].sort();
   }, [log, log.version]); // log is mutable: its version says when it changed
 
-  const filtered = hasFilters({ ...filters, search: searchText });
+  const filtered = hasFilters({ ...filters, search: searchText, event_type: typeText });
   const empty = firstPageLoaded && log.length === 0;
 
   return (
@@ -236,10 +277,11 @@ export function EventsScreen() {
             <span className="visually-hidden">Event type</span>
             <input
               aria-label="Event type"
+              title="Types starting with this text: “pull_request” matches pull_request.opened and pull_request.closed"
               list="event-type-options"
               placeholder="Any type"
-              value={filters.event_type}
-              onChange={(event) => setFilters({ ...filters, event_type: event.target.value })}
+              value={typeText}
+              onChange={(event) => setTypeText(event.target.value)}
             />
             <datalist id="event-type-options">
               {seenTypes.map((type) => (
@@ -264,13 +306,14 @@ export function EventsScreen() {
               className="quiet-button"
               onClick={() => {
                 setSearchText('');
+                setTypeText('');
                 setFilters(NO_FILTERS);
               }}
             >
               Clear filters
             </button>
           )}
-          <ExportButton filters={{ ...filters, search: searchText }} />
+          <ExportButton filters={{ ...filters, search: searchText, event_type: typeText }} />
         </form>
 
         {loadError && (
@@ -297,6 +340,7 @@ export function EventsScreen() {
           <span>Provider</span>
           <span>Type</span>
           <span>Trust</span>
+          <span>Replay</span>
           <span className="num">Size</span>
           <span className="num">ID</span>
         </div>
@@ -308,6 +352,7 @@ export function EventsScreen() {
           scrollToIndex={scrollToIndex}
           cursorId={cursorId}
           openId={openId}
+          today={today}
           loadError={loadError}
           hidden={empty}
           onPick={pick}
@@ -334,6 +379,7 @@ function EventList({
   scrollToIndex,
   cursorId,
   openId,
+  today,
   loadError,
   hidden,
   onPick,
@@ -346,6 +392,8 @@ function EventList({
   scrollToIndex: RefObject<(index: number) => void>;
   cursorId: number | null;
   openId: number | null;
+  /** The local date, so rows re-render (with their date) after midnight. */
+  today: string;
   loadError: string | null;
   hidden: boolean;
   onPick: (id: number) => void;
@@ -410,6 +458,8 @@ function EventList({
               start={item.start}
               isCursor={event.id === cursorId}
               isOpen={event.id === openId}
+              lastReplay={log.lastReplay(event.id)}
+              today={today}
               onPick={onPick}
             />
           );
@@ -419,13 +469,14 @@ function EventList({
   );
 }
 
-const EventRow = memo(function EventRow({
+export const EventRow = memo(function EventRow({
   event,
   position,
   setSize,
   start,
   isCursor,
   isOpen,
+  lastReplay,
   onPick,
 }: {
   event: EventSummary;
@@ -434,8 +485,11 @@ const EventRow = memo(function EventRow({
   start: number;
   isCursor: boolean;
   isOpen: boolean;
+  lastReplay: LastReplay | null;
+  today: string;
   onPick: (id: number) => void;
 }) {
+  const failed = lastReplay !== null && replayFailed(lastReplay) ? lastReplay : null;
   return (
     <div
       id={`event-row-${event.id}`}
@@ -443,12 +497,14 @@ const EventRow = memo(function EventRow({
       aria-selected={isOpen}
       aria-posinset={position}
       aria-setsize={setSize}
-      aria-label={`${event.origin === 'provider' ? '' : `${event.origin} `}${event.provider} ${event.event_type ?? 'untyped'} event ${event.id}, ${event.trust_mode}`}
+      aria-label={`${event.origin === 'provider' ? '' : `${event.origin} `}${event.provider} ${event.event_type ?? 'untyped'} event ${event.id}, ${event.trust_mode}${failed ? `, last ${failed.requested_by === 'forward' ? 'forward' : 'replay'} failed` : ''}`}
       className={`event-row${isCursor ? ' cursor' : ''}${isOpen ? ' open' : ''}`}
       style={{ transform: `translateY(${start}px)` }}
       onClick={() => onPick(event.id)}
     >
-      <span className="mono time">{formatTime(event.received_at)}</span>
+      <span className="mono time" title={event.received_at}>
+        {formatListTime(event.received_at)}
+      </span>
       <span className="provider">{event.provider}</span>
       <span className="type">
         {event.event_type ?? <span className="muted">—</span>}
@@ -457,11 +513,23 @@ const EventRow = memo(function EventRow({
       <span>
         <TrustBadge mode={event.trust_mode} compact />
       </span>
+      <span>{failed && <ReplayFailedMark replay={failed} />}</span>
       <span className="num mono">{formatBytes(event.payload_size)}</span>
       <span className="num mono muted">#{event.id}</span>
     </div>
   );
 });
+
+/** The list's mark for an event whose last replay or forward failed; never colour alone. */
+function ReplayFailedMark({ replay }: { replay: LastReplay }) {
+  const what = replay.requested_by === 'forward' ? 'forward' : 'replay';
+  const outcome = replay.delivered ? `answered ${replay.response_status}` : 'got no answer';
+  return (
+    <span className="replay-mark" title={`The last ${what} (${replay.requested_by}, ${replay.created_at}) ${outcome}. Open the event to see it.`}>
+      ✕ {replay.delivered ? replay.response_status : 'failed'}
+    </span>
+  );
+}
 
 /**
  * Exports what the filters select (DESIGN §12) as NDJSON, oldest first. In a browser the file
@@ -474,7 +542,7 @@ function ExportButton({ filters }: { filters: EventFilters }) {
   if (!client.exportEvents) {
     const flags = Object.entries(query)
       .filter(([key]) => key !== 'format')
-      .map(([key, value]) => ` --${key === 'event_type' ? 'type' : key.replace('_', '-')} ${shellQuote(value)}`)
+      .map(([key, value]) => ` --${key.replace(/^event_type/, 'type').replaceAll('_', '-')} ${shellQuote(value)}`)
       .join('');
     return <CopyButton label="Copy the export command" idleText="Export (copy command)" text={`switchboard export${flags} -o events.ndjson`} />;
   }

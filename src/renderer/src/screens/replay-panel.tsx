@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { EventDetail, Replay } from '../../../shared/events';
+import { replayFailed, type EventDetail, type Replay } from '../../../shared/events';
 import { useAppData } from '../app-data';
 import { BodyView } from '../components/body-view';
 import { parseHeaderLines } from '../lib/headers';
@@ -8,8 +8,11 @@ import { HeaderTable } from '../components/header-table';
 
 /**
  * Replay: target (the configured default pre-filled), re-sign, optional edited payload and
- * headers, send, the response, and the history of this event's replays.
+ * headers, send, what was sent and what came back, and the history of this event's replays.
  */
+
+/** Header names that carry a provider signature (the core refuses them with re-sign on). */
+const SIGNATURE_HEADER = /signature|^x-hub-signature|hmac|^webhook-id$|^webhook-timestamp$/i;
 export function ReplayPanel({
   event,
   replays,
@@ -30,7 +33,7 @@ export function ReplayPanel({
   const [payload, setPayload] = useState(event.payload);
   const [headerText, setHeaderText] = useState('');
   const [sending, setSending] = useState(false);
-  const [error, setError] = useState<{ message: string; hint?: string } | null>(null);
+  const [error, setError] = useState<{ code: string; message: string; hint?: string } | null>(null);
   const [shownId, setShownId] = useState<number | null>(null);
   const targetTouched = useRef(false);
 
@@ -58,8 +61,8 @@ export function ReplayPanel({
       onReplayed(replay);
       setShownId(replay.id);
     } catch (failure) {
-      const { message, hint } = failure as { message: string; hint?: string };
-      setError({ message, ...(hint ? { hint } : {}) });
+      const { code, message, hint } = failure as { code?: string; message: string; hint?: string };
+      setError({ code: code ?? 'internal', message, ...(hint ? { hint } : {}) });
     } finally {
       setSending(false);
     }
@@ -74,10 +77,19 @@ export function ReplayPanel({
   }, [pendingReplay, onReplayStarted]);
 
   const shown = replays.find((replay) => replay.id === shownId) ?? null;
+  const resigning = canResign && resign;
+  const signatureHeader = editing ? Object.keys(headerParse.headers).find((name) => SIGNATURE_HEADER.test(name)) : undefined;
+  const turnResignOff = (
+    <button type="button" className="quiet-button" onClick={() => setResign(false)}>
+      Turn re-sign off
+    </button>
+  );
 
   return (
     <section className="replay-panel" aria-labelledby="replay-heading">
-      <h3 id="replay-heading">Replay</h3>
+      <h3 id="replay-heading" className="visually-hidden">
+        Replay
+      </h3>
       <form
         className="replay-form"
         aria-label="Replay this event"
@@ -127,6 +139,15 @@ export function ReplayPanel({
                 {message}
               </p>
             ))}
+            {resigning &&
+              (signatureHeader ? (
+                <div className="warning-banner" role="alert">
+                  <strong>{signatureHeader}</strong> is a signature header, and Re-sign is on: switchboard signs the request itself and refuses to send your
+                  signature as well. To send your own signature, turn Re-sign off. {turnResignOff}
+                </div>
+              ) : (
+                <p className="muted small">Re-sign is on: switchboard writes the signature headers. To send your own signature, turn Re-sign off.</p>
+              ))}
           </>
         )}
         <div className="form-actions">
@@ -141,6 +162,11 @@ export function ReplayPanel({
         <div role="alert" className="error-banner">
           <strong>Replay refused:</strong> {error.message}
           {error.hint && <div className="small">{error.hint}</div>}
+          {error.code === 'invalid_argument' && resigning && Object.keys(headerParse.headers).length > 0 && (
+            <div className="small">
+              To send your own signature header, turn Re-sign off and send again. {turnResignOff}
+            </div>
+          )}
         </div>
       )}
 
@@ -154,10 +180,12 @@ export function ReplayPanel({
               <li key={replay.id}>
                 <button type="button" className={`history-item${replay.id === shownId ? ' active' : ''}`} onClick={() => setShownId(replay.id)} aria-pressed={replay.id === shownId}>
                   <StatusPill replay={replay} />
-                  <span className="mono small truncate">{replay.target_url}</span>
-                  <span className="muted small">
-                    {formatTime(replay.created_at)} · {replay.requested_by}
-                    {replay.resigned ? ' · re-signed' : ''}
+                  <span className="history-main">
+                    <span className="mono small truncate">{replay.target_url}</span>
+                    <ReplayMarks replay={replay} />
+                  </span>
+                  <span className="muted small" title={replay.created_at}>
+                    {formatTime(replay.created_at)} · by {replay.requested_by}
                   </span>
                 </button>
               </li>
@@ -176,10 +204,30 @@ function StatusPill({ replay }: { replay: Replay }) {
   return <span className={`status-pill ${tone}`}>{status}</span>;
 }
 
+/** What was special about a replay: re-signed or not, edited payload, headers set, a warning. */
+function ReplayMarks({ replay }: { replay: Replay }) {
+  return (
+    <span className="replay-marks">
+      <span className={`mark${replay.resigned ? ' good' : ''}`}>{replay.resigned ? 're-signed' : 'not re-signed'}</span>
+      {replay.payload_edited && <span className="mark warn">edited payload</span>}
+      {replay.headers_overridden.length > 0 && (
+        <span className="mark warn" title={replay.headers_overridden.join(', ')}>
+          header{replay.headers_overridden.length === 1 ? '' : 's'} set: {replay.headers_overridden.join(', ')}
+        </span>
+      )}
+      {replay.warning && (
+        <span className="mark bad" title={replay.warning}>
+          ⚠ warning
+        </span>
+      )}
+    </span>
+  );
+}
+
 function ReplayResult({ replay }: { replay: Replay }) {
   const contentType = replay.response_headers?.['content-type'] ?? null;
   return (
-    <section className="replay-result" aria-label="Replay response" aria-live="polite">
+    <section className={`replay-result${replayFailed(replay) ? ' failed' : ''}`} aria-label="Replay response" aria-live="polite">
       <p className="replay-summary">
         <StatusPill replay={replay} />{' '}
         {replay.delivered ? (
@@ -189,8 +237,25 @@ function ReplayResult({ replay }: { replay: Replay }) {
         ) : (
           <>Not delivered: {replay.error}</>
         )}
-        <span className="muted small"> → {replay.target_url}</span>
+        <span className="muted small">
+          {' '}
+          → {replay.target_url} · by {replay.requested_by}
+        </span>
       </p>
+      {replay.warning && (
+        <p className="warning-banner" role="status">
+          <strong>Warning:</strong> {replay.warning}
+        </p>
+      )}
+      <div className="replay-sent">
+        <span className="muted small">Sent:</span> <ReplayMarks replay={replay} />
+      </div>
+      {replay.request_headers && (
+        <details>
+          <summary>Request headers sent ({Object.keys(replay.request_headers).length})</summary>
+          <HeaderTable headers={replay.request_headers} label="Request headers sent" />
+        </details>
+      )}
       {replay.response_headers && Object.keys(replay.response_headers).length > 0 && (
         <details>
           <summary>Response headers ({Object.keys(replay.response_headers).length})</summary>

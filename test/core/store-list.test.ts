@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrationsDir } from '../../src/core/paths.js';
+import { EventStore } from '../../src/core/store/event-store.js';
+import { migrate } from '../../src/core/store/migrations.js';
+import { openPglite, openPostgres, type SqlClient } from '../../src/core/store/sql-client.js';
+import { newEvent } from '../helpers/events.js';
+import { createTestDatabase } from '../helpers/postgres.js';
+
+/**
+ * What the Events list asks of the store beyond the basic filters: a type prefix (the UI's type
+ * box) and each row's last replay (the list marks failed forwards). Both must stay on indexes:
+ * the store's own statements are captured and EXPLAINed.
+ */
+
+interface Recorded {
+  sql: string;
+  params: readonly unknown[];
+}
+
+/** The real client, remembering the statements the store sent. */
+function recording(client: SqlClient, log: Recorded[]): SqlClient {
+  return {
+    kind: client.kind,
+    query: (sql, params = []) => {
+      log.push({ sql, params });
+      return client.query(sql, params);
+    },
+    exec: (sql) => client.exec(sql),
+    transaction: (fn) => client.transaction(fn),
+    close: () => client.close(),
+  };
+}
+
+const backends = [
+  { name: 'PGlite', open: async () => ({ client: await openPglite('memory://'), cleanup: async () => {} }) },
+  {
+    name: 'PostgreSQL',
+    open: async () => {
+      const db = await createTestDatabase();
+      return db ? { client: await openPostgres(db.url), cleanup: db.drop } : null;
+    },
+  },
+];
+
+describe.each(backends)('the Events list on $name', (backend) => {
+  let client: SqlClient;
+  let store: EventStore;
+  let cleanup = async () => {};
+  let available = true;
+  const statements: Recorded[] = [];
+
+  const plan = async (statement: Recorded) =>
+    (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement.sql}`, statement.params)).map((row) => row['QUERY PLAN']).join('\n');
+
+  beforeAll(async () => {
+    const opened = await backend.open();
+    if (!opened) {
+      available = false;
+      return;
+    }
+    ({ client, cleanup } = opened);
+    await migrate(client, migrationsDir());
+    store = new EventStore(recording(client, statements));
+  });
+  afterAll(async () => {
+    if (!available) return;
+    await store.close();
+    await cleanup();
+  });
+
+  it('matches a type prefix literally, through the type index', async (context) => {
+    if (!available) return context.skip();
+    const types = ['pull_request.opened', 'pull_request.closed', 'pullXrequest.opened', 'push', '100%.done', null];
+    const ids: Record<string, number> = {};
+    for (const type of types) ids[String(type)] = (await store.insertEvent(newEvent({ provider: 'p', event_type: type }))).event.id;
+    const listed = async (prefix: string) => (await store.listEvents({ provider: 'p', event_type_prefix: prefix, limit: 10 })).items.map((event) => event.event_type);
+
+    expect(await listed('pull_request')).toEqual(['pull_request.closed', 'pull_request.opened']);
+    expect(await listed('pu')).toEqual(['push', 'pullXrequest.opened', 'pull_request.closed', 'pull_request.opened']);
+    // `_` and `%` are text, not LIKE wildcards.
+    expect(await listed('pull_')).toEqual(['pull_request.closed', 'pull_request.opened']);
+    expect(await listed('%')).toEqual([]);
+    expect(await listed('100%')).toEqual(['100%.done']);
+    expect(await listed('push')).toEqual(['push']);
+    // Export (what the list's Export button asks for) takes the same prefix.
+    const exported = await store.exportBatch({ provider: 'p', event_type_prefix: 'pull_' }, null, { rows: 10, bytes: 1_000_000 });
+    expect(exported.map((event) => event.event_type)).toEqual(['pull_request.opened', 'pull_request.closed']);
+
+    await client.query(
+      `INSERT INTO events (provider, family, event_type, trust_mode, verified, headers, payload, payload_size)
+       SELECT 'bulk', 'webhook', 'bulk.' || (g % 20), 'open', false, '{}'::jsonb, '\\x7b7d'::bytea, 2 FROM generate_series(1, 20000) AS g`,
+    );
+    // A rare prefix among many other rows is a range of (event_type, received_at, id) where the
+    // database collation is C (PGlite's); elsewhere Postgres filters, which is still correct.
+    if (client.kind !== 'pglite') return;
+    await store.analyze();
+    statements.length = 0;
+    await store.listEvents({ event_type_prefix: 'pull_request.', limit: 100 });
+    expect(await plan(statements.find((statement) => statement.sql.includes('LIKE'))!)).toContain('events_type_received_idx');
+  });
+
+  it('gives each listed event its last replay, looked up by replays_event_idx', async (context) => {
+    if (!available) return context.skip();
+    const [never, recovered, failing] = await Promise.all([1, 2, 3].map(async () => (await store.insertEvent(newEvent({ provider: 'r' }))).event.id));
+    const replay = { target_url: 'http://127.0.0.1:3000/', resigned: false, response_ms: 3, response_headers: {}, response_body: null, requested_by: 'forward' as const };
+    await store.insertReplay({ ...replay, event_id: recovered!, delivered: false, response_status: null, error: 'ECONNREFUSED' });
+    await store.insertReplay({ ...replay, event_id: recovered!, delivered: true, response_status: 200, error: null, requested_by: 'ui' });
+    await store.insertReplay({ ...replay, event_id: failing!, delivered: true, response_status: 200, error: null });
+    await store.insertReplay({ ...replay, event_id: failing!, delivered: true, response_status: 500, error: null, requested_by: 'mcp' });
+
+    // Many replays of other events: the lookup must probe the index, not scan them all.
+    await client.query(
+      `INSERT INTO replays (event_id, target_url, resigned, delivered, response_status, response_ms, requested_by)
+       SELECT id, 'http://127.0.0.1:3000/', false, true, 200, 1, 'forward' FROM events, generate_series(1, 3) WHERE provider = 'bulk'`,
+    );
+    statements.length = 0;
+    const last = await store.lastReplays([never!, recovered!, failing!]);
+    expect(last.has(never!)).toBe(false);
+    expect(last.get(recovered!)).toMatchObject({ delivered: true, response_status: 200, requested_by: 'ui' });
+    expect(last.get(failing!)).toMatchObject({ delivered: true, response_status: 500, requested_by: 'mcp' });
+    expect(last.get(failing!)!.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    expect(await store.lastReplays([])).toEqual(new Map());
+
+    await store.analyze();
+    expect(await plan(statements[0]!)).toContain('replays_event_idx');
+  });
+});
