@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configWarnings, loadConfigFile, parseConfig, resolveSecrets, writeConfigFile } from '../../src/core/config.js';
+import { configWarnings, loadConfigFile, missingSecretAdvice, parseConfig, resolveSecrets, writeConfigFile } from '../../src/core/config.js';
 import { SwitchboardError } from '../../src/core/errors.js';
 
 function configError(input: unknown): string {
@@ -22,7 +22,7 @@ describe('config', () => {
     expect(config.receiver).toEqual({ host: '127.0.0.1', port: 7777, max_body_bytes: 26_214_400 });
     expect(config.control).toEqual({ host: '127.0.0.1', port: 7778 });
     expect(config.replay).toMatchObject({ allow_hosts: ['localhost', '127.0.0.1', '::1'], timeout_ms: 10_000, resign: true });
-    expect(config.retention).toEqual({ max_age_days: 30, max_rows: 500_000 });
+    expect(config.retention).toEqual({ max_age_days: 30, max_rows: 500_000, max_rejections: 50_000 });
     expect(config.database).toEqual({ url: null });
     expect(config.providers).toEqual([]);
   });
@@ -91,5 +91,17 @@ describe('config', () => {
     await expect(writeConfigFile(path, { providers: [{ name: 'BAD', kind: 'open' }] })).rejects.toThrow(/providers\[0\]\.name/);
     expect(JSON.parse(await readFile(path, 'utf8')).providers[0].name).toBe('homelab');
     expect(await readdir(dir)).toEqual(['config.json']);
+  });
+
+  it('says what to do about a missing secret, naming every source and never a value', () => {
+    expect(missingSecretAdvice([{ env: 'A' }, { env: 'B' }], { vault: false })).toBe(
+      'set A or B in the environment switchboard starts with and restart it, or store the secret in config.json / the UI',
+    );
+    expect(missingSecretAdvice([{ stored: 'gh-1' }], { vault: true })).toBe(
+      "the secret stored as gh-1 is no longer in this machine's keychain: enter it again on the Providers screen",
+    );
+    expect(missingSecretAdvice([{ stored: 'gh-1' }], { vault: false })).toMatch(/kept by the desktop app, which switchboard serve cannot read/);
+    expect(missingSecretAdvice([{ env: 'REDIS_URL' }], { vault: false, what: 'URL' })).toMatch(/store the URL in config\.json/);
+    expect(missingSecretAdvice([], { vault: false })).toBe('add a secret to this provider in config.json or on the Providers screen');
   });
 });

@@ -127,11 +127,18 @@ describe('github', () => {
     expect(garbled).toMatchObject({ status: 401, json: { error: 'signature_malformed' } });
   });
 
-  it('answers 503 secret_not_configured when the secret source is empty', async () => {
+  it('answers 503 secret_not_configured naming the variable and saying to restart', async () => {
     const answer = await t.deliver('/webhooks/nosecret', '{}', { 'x-hub-signature-256': await githubSign('x', '{}') });
-    expect(answer).toMatchObject({ status: 503, json: { error: 'secret_not_configured' } });
+    const advice = 'set NOT_SET in the environment switchboard starts with and restart it, or store the secret in config.json / the UI';
+    expect(answer).toMatchObject({ status: 503, json: { error: 'secret_not_configured', hint: `provider "nosecret" has no usable secret: ${advice}; then deliver again` } });
     const rejections = await t.sb.store.listRejections({ provider: 'nosecret', limit: 10 });
-    expect(rejections.items[0]?.reason).toBe('secret_not_configured');
+    expect(rejections.items[0]).toMatchObject({ reason: 'secret_not_configured', hint: expect.stringContaining(advice) });
+    // The same words wherever the provider is shown (UI Providers screen, API, MCP list_providers).
+    expect(t.sb.providers.statuses().find((provider) => provider.name === 'nosecret')).toMatchObject({
+      secret_status: 'missing',
+      last_error: `no usable secret, deliveries are refused (503): ${advice}`,
+    });
+    expect(t.sb.providers.statuses().find((provider) => provider.name === 'github')).not.toHaveProperty('last_error');
   });
 
   it('the stored signature header round-trips through the official verifier before redaction', async () => {

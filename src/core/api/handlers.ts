@@ -3,7 +3,7 @@ import { API, type ApiOutput, type ApiParsedInput, type ProviderInput, type Secr
 import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
 import { REDACTED } from '../../shared/events.js';
 import { QUEUE_KINDS } from '../../shared/providers.js';
-import { formatPath, readConfigJson, type Config, type ConfigInput, type SecretSource } from '../config.js';
+import { formatPath, readConfigJson, restartRequiredChanges, type Config, type ConfigInput, type SecretSource } from '../config.js';
 import { SwitchboardError } from '../errors.js';
 import type { Switchboard } from '../switchboard.js';
 import { toEventDetail, toWireReplay } from './wire.js';
@@ -182,11 +182,7 @@ function implement(sb: Switchboard): Implementation {
         await sb.updateConfig(raw as ConfigInput);
       });
       const after = sb.config;
-      const restartRequired: string[] = [];
-      if (after.receiver.port !== before.receiver.port) restartRequired.push('receiver.port');
-      if (after.control.port !== before.control.port) restartRequired.push('control.port');
-      if (after.database.url !== before.database.url) restartRequired.push('database.url');
-      return { settings: settingsOf(sb), restart_required: restartRequired };
+      return { settings: settingsOf(sb), restart_required: restartRequiredChanges(before, after) };
     },
 
     async getServerInfo() {

@@ -11,7 +11,9 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
+import { SwitchboardError } from '../errors.js';
 import { safeEqual } from '../providers/crypto.js';
+import { unusableTokenReason } from './token-watcher.js';
 
 export const TOKEN_FILE = 'control-token';
 
@@ -20,7 +22,10 @@ export async function loadOrCreateToken(dataDir: string): Promise<string> {
   const path = join(dataDir, TOKEN_FILE);
   try {
     const existing = (await readFile(path, 'utf8')).trim();
-    if (existing.length >= 32) return existing;
+    // A token written by hand is never silently replaced: its owner's clients would just get 401s.
+    const unusable = existing === '' ? null : unusableTokenReason(existing);
+    if (unusable) throw new SwitchboardError('config_invalid', `${path}: ${unusable}`, { hint: 'put such a token in the file, or delete it and a new one is created' });
+    if (existing !== '') return existing;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }

@@ -69,7 +69,12 @@ export class ControlServer {
   private server: Server | undefined;
   private readonly mounts: { prefix: string; handler: ControlHandler }[] = [];
 
-  constructor(private readonly options: ControlOptions) {}
+  constructor(private options: ControlOptions) {}
+
+  /** Replaces the bearer token at once (a control-token file rotated by hand): the old one stops working. */
+  setToken(token: string): void {
+    this.options = { ...this.options, token };
+  }
 
   /** Routes under `prefix` (exact or followed by "/") require the bearer token. */
   mount(prefix: string, handler: ControlHandler): void {

@@ -4,12 +4,13 @@
  * its name followed by its value. JSON deliveries instead carry `?bodySHA256=<hex SHA-256 of the
  * body>` in the (signed) URL with no params. Webhooks signed with a SharedKey name their
  * algorithm (HMAC_SHA1 or HMAC_SHA256) in `X-Twilio-Webhooks-Signature-Settings`.
- * Defends against forged callbacks to a tunneled URL. Twilio signs no timestamp, so there is no
- * replay window check; deduplication uses Twilio's idempotency token, else sid + status.
+ * Defends against forged callbacks to a tunneled URL. Not against replay: Twilio signs no
+ * timestamp, and deduplication uses its idempotency token (an unsigned header), else sid +
+ * status, so a capture re-sent with a new token is a new event (`noReplayProtection`).
  */
 import { createHash } from 'node:crypto';
 import { hmac, matchingSecret, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, stringField } from './crypto.js';
-import type { Verifier } from './verifier.js';
+import { noReplayProtection, type Verifier } from './verifier.js';
 
 const SIGNATURE = 'x-twilio-signature';
 const SETTINGS = 'x-twilio-webhooks-signature-settings';
@@ -130,7 +131,7 @@ export const twilioVerifier: Verifier = {
       };
     }
     const scheme = algorithm === 'sha1' ? 'HMAC-SHA1' : 'HMAC-SHA256';
-    return { ok: true, detail: `twilio: X-Twilio-Signature (${scheme}${declaredHash !== null ? ', bodySHA256' : ''}) verified with secret #${matched + 1}` };
+    return { ok: true, detail: `twilio: X-Twilio-Signature (${scheme}${declaredHash !== null ? ', bodySHA256' : ''}) verified with secret #${matched + 1}; ${noReplayProtection('Twilio', 'I-Twilio-Idempotency-Token')}` };
   },
 
   describe(delivery) {

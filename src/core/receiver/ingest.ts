@@ -86,7 +86,7 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
 
   const needsSecret = verifier.trustMode !== 'open';
   if (needsSecret && provider.secretStatus === 'missing') {
-    const hint = `provider "${provider.name}" has no usable secret: set the environment variable or secret named in config.json, then deliver again`;
+    const hint = `provider "${provider.name}" has no usable secret: ${provider.secretAdvice ?? 'configure one'}; then deliver again`;
     await recordRejection(deps, provider, delivery, 'secret_not_configured', hint, bodyFacts());
     return errorAnswer(503, 'secret_not_configured', hint);
   }
