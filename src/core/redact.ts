@@ -8,7 +8,15 @@ import { allVerifiers } from './providers/registry.js';
  * for offline secret guessing), and any header that happens to contain a configured secret.
  */
 
-const ALWAYS_SECRET = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-switchboard-token']);
+const ALWAYS_SECRET = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-switchboard-token',
+  // switchboard's own test-event mark: a valid one is removed before storage, any other is kept redacted.
+  'x-switchboard-test',
+]);
 
 /**
  * Credential-looking names, matched on the whole name: `token`, `x-api-token`, `x-csrf-token`,

@@ -20,6 +20,8 @@ import type { ReplayEngine } from './replay/replay.js';
 import type { EventStore } from './store/event-store.js';
 import { openPgliteInWorker } from './store/pglite-worker.js';
 import { embeddedDatabaseExists, openPglite, openPostgres, type SqlClient } from './store/sql-client.js';
+import { TestMarks } from './test-events/marks.js';
+import { TestEventSender } from './test-events/send.js';
 
 /**
  * The core, with no Electron in it: `createSwitchboard(options)` → `{ start, stop, … }`.
@@ -66,6 +68,7 @@ export class Switchboard {
   private sql: SqlClient | undefined;
   private eventStore: EventStore | undefined;
   private replayEngine: ReplayEngine | undefined;
+  private testEventSender: TestEventSender | undefined;
   private mcpSessions: McpSessions | undefined;
   private apiHandlers: SwitchboardApi | undefined;
   private receiver: Receiver | undefined;
@@ -95,6 +98,12 @@ export class Switchboard {
   get replays(): ReplayEngine {
     if (!this.replayEngine) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
     return this.replayEngine;
+  }
+
+  /** Test events (src/core/test-events); available once started. */
+  get testEvents(): TestEventSender {
+    if (!this.testEventSender) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
+    return this.testEventSender;
   }
 
   /** The UI API (src/shared/api.ts), served over HTTP here and over IPC by the desktop shell. */
@@ -167,7 +176,15 @@ export class Switchboard {
       const forwarder = new Forwarder({ engine: replays, bus: this.bus, config: () => this.currentConfig, logger: this.logger });
       this.onStop('forward rules', () => forwarder.close());
 
-      const deps = { store: this.eventStore, bus: this.bus, providers: this.providers, logger: this.logger };
+      const testMarks = new TestMarks();
+      const deps = { store: this.eventStore, bus: this.bus, providers: this.providers, logger: this.logger, testMarks };
+      this.testEventSender = new TestEventSender({
+        providers: this.providers,
+        config: () => this.currentConfig,
+        marks: testMarks,
+        receiverUrl: () => this.url.receiver,
+        now: this.now,
+      });
       const queues = new QueueManager(deps, () => this.currentConfig);
       queues.start();
       this.onStop('queues', () => queues.stop());
@@ -323,6 +340,7 @@ export class Switchboard {
     }
     this.eventStore = undefined;
     this.replayEngine = undefined;
+    this.testEventSender = undefined;
     this.sql = undefined;
   }
 }

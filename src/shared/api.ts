@@ -57,6 +57,20 @@ export const ReplayEventInputSchema = z.strictObject({
 });
 export const ReplayEventOutputSchema = ReplaySchema;
 
+/**
+ * A replay built but not sent ("Copy as cURL (re-signed)"): the body and headers the replay
+ * engine would send to `target_url`, with a fresh signature when re-signing is possible.
+ */
+export const PrepareReplayInputSchema = ReplayEventInputSchema;
+export const PrepareReplayOutputSchema = z.object({
+  target_url: z.string(),
+  headers: z.record(z.string(), z.string()).describe('the headers a replay sends, fresh signature included'),
+  payload: z.string(),
+  payload_encoding: z.enum(PAYLOAD_ENCODINGS),
+  resigned: z.boolean(),
+  warning: z.string().nullable().describe('why the request is not re-signed when re-signing was asked for'),
+});
+
 export const ListReplaysInputSchema = z.strictObject({ event_id: z.number().int().positive() });
 export const ListReplaysOutputSchema = z.object({ replays: z.array(ReplaySchema) });
 
@@ -74,7 +88,7 @@ export const TestEventInfoSchema = z.object({
 });
 export type TestEventInfo = z.infer<typeof TestEventInfoSchema>;
 
-export const ListTestEventsInputSchema = z.strictObject({ provider: inputText(MAX_NAME_CHARS).optional() });
+export const ListTestEventsInputSchema = z.strictObject({ provider: inputText(MAX_NAME_CHARS).optional().describe('one provider; default: every configured one') });
 export const ListTestEventsOutputSchema = z.object({ test_events: z.array(TestEventInfoSchema) });
 
 export const SendTestEventInputSchema = z.strictObject({
@@ -85,12 +99,27 @@ export const SendTestEventInputSchema = z.strictObject({
 });
 export const SendTestEventOutputSchema = z.object({ event: EventSummarySchema });
 
-export const ImportEventsInputSchema = z.strictObject({ ndjson: z.string().describe('NDJSON as written by export') });
+export const ImportEventsInputSchema = z.strictObject({ ndjson: z.string().describe('NDJSON as written by export (for big files, stream them to POST /api/import)') });
 export const ImportEventsOutputSchema = z.object({
   imported: z.number().int().nonnegative(),
-  duplicates: z.number().int().nonnegative(),
-  errors: z.array(z.object({ line: z.number().int().positive(), message: z.string() })),
+  duplicates: z.number().int().nonnegative().describe('lines already stored (same provider and external_id, or same provider, time and payload)'),
+  errors: z.array(z.object({ line: z.number().int().positive(), message: z.string() })).describe('lines not imported, with why; at most 100 are listed'),
+  error_count: z.number().int().nonnegative().describe('every line not imported, listed or not'),
 });
+
+/** `GET /api/export` query (DESIGN §12): the list filters plus a time window; times ISO-8601. */
+export const EXPORT_FORMATS = ['ndjson', 'har'] as const;
+export const ExportQuerySchema = z.strictObject({
+  format: z.enum(EXPORT_FORMATS).default('ndjson'),
+  provider: z.string().min(1).optional(),
+  event_type: z.string().min(1).optional(),
+  trust_mode: TrustModeSchema.optional(),
+  origin: OriginSchema.optional(),
+  search: z.string().min(1).max(1000).optional(),
+  since: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).optional().describe('received at or after (inclusive)'),
+  until: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).optional().describe('received before (exclusive)'),
+});
+export type ExportQuery = z.infer<typeof ExportQuerySchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Providers
@@ -283,8 +312,12 @@ export const API = {
   listEvents: { input: ListEventsInputSchema, output: ListEventsOutputSchema },
   getEvent: { input: GetEventInputSchema, output: GetEventOutputSchema },
   replayEvent: { input: ReplayEventInputSchema, output: ReplayEventOutputSchema },
+  prepareReplay: { input: PrepareReplayInputSchema, output: PrepareReplayOutputSchema },
   listReplays: { input: ListReplaysInputSchema, output: ListReplaysOutputSchema },
   clearEvents: { input: ClearEventsInputSchema, output: ClearEventsOutputSchema },
+  listTestEvents: { input: ListTestEventsInputSchema, output: ListTestEventsOutputSchema },
+  sendTestEvent: { input: SendTestEventInputSchema, output: SendTestEventOutputSchema },
+  importEvents: { input: ImportEventsInputSchema, output: ImportEventsOutputSchema },
   listProviders: { input: ListProvidersInputSchema, output: ListProvidersOutputSchema },
   addProvider: { input: AddProviderInputSchema, output: ProviderOutputSchema },
   updateProvider: { input: UpdateProviderInputSchema, output: ProviderOutputSchema },

@@ -7,6 +7,7 @@ import { registerListProvidersTool } from './tools/list-providers.js';
 import { registerListWebhookEventsTool } from './tools/list-webhook-events.js';
 import type { ActionLimiter } from '../replay/rate-limit.js';
 import { registerReplayWebhookEventTool } from './tools/replay-webhook-event.js';
+import { registerSendTestEventTool } from './tools/send-test-event.js';
 import { registerWaitForWebhookEventTool } from './tools/wait-for-webhook-event.js';
 
 export const MCP_SERVER_NAME = 'switchboard';
@@ -14,7 +15,8 @@ export const MCP_SERVER_NAME = 'switchboard';
 const INSTRUCTIONS = `switchboard stores every webhook (GitHub, Stripe, Slack, …) and queue message delivered to this machine.
 Find events with list_webhook_events (summaries, newest first) and read one with get_webhook_event (headers and payload).
 Check trust_mode and verified before trusting a payload: only "signed" events had their signature checked.
-wait_for_webhook_event waits for the webhook an action of yours causes; replay_webhook_event re-sends an event to a local consumer.`;
+wait_for_webhook_event waits for the webhook an action of yours causes; replay_webhook_event re-sends an event to a local consumer.
+send_test_event makes a realistic, correctly signed event for a provider (origin "test") to exercise a handler without the real provider.`;
 
 /** What one MCP session owns besides its server. */
 export interface McpSessionState {
@@ -46,6 +48,7 @@ export function createMcpServer(deps: McpDeps, session: McpSessionState): Sessio
   registerReplayWebhookEventTool(tools, deps, session.actionLimiter);
   registerListProvidersTool(tools, deps);
   registerWaitForWebhookEventTool(tools, deps);
+  registerSendTestEventTool(tools, deps, session.actionLimiter);
   const resources = registerEventResources(mcp, deps);
   return { mcp, dispose: () => resources.close() };
 }

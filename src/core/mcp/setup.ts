@@ -27,6 +27,9 @@ export function mcpDeps(sb: Switchboard): McpDeps {
     get replays() {
       return sb.replays;
     },
+    get testEvents() {
+      return sb.testEvents;
+    },
     bus: sb.bus,
     providers: sb.providers,
     logger: sb.logger,

@@ -6,6 +6,7 @@ import type { ProviderSet, WebhookProvider } from '../provider-set.js';
 import type { Delivery, RejectionReason, Verification } from '../providers/verifier.js';
 import { sanitizeHeaders } from '../redact.js';
 import type { EventStore } from '../store/event-store.js';
+import type { TestClaim, TestMarks } from '../test-events/marks.js';
 
 /**
  * The webhook pipeline (DESIGN §4): verify the raw bytes → normalize → store → answer →
@@ -24,6 +25,8 @@ export interface IngestDeps {
   bus: EventBus;
   providers: ProviderSet;
   logger: Logger;
+  /** Recognises switchboard's own test events (absent: none are). */
+  testMarks?: TestMarks;
 }
 
 export interface IncomingDelivery extends Delivery {
@@ -31,6 +34,8 @@ export interface IncomingDelivery extends Delivery {
   /** Node's header object (before flattening), for sanitizing. */
   rawHeaders: Readonly<Record<string, string | string[] | undefined>>;
   sourceIp: string | null;
+  /** Set when this delivery is a test event this process sent (test-events/marks.ts). */
+  test?: TestClaim | null;
 }
 
 const json = (status: number, body: unknown): Answer => ({ status, body: JSON.stringify(body), contentType: 'application/json' });
@@ -92,6 +97,7 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
   }
 
   const verification = verifySafely(deps, provider, delivery);
+  const discordTest = delivery.test !== undefined && verifier.kind === 'discord';
   if (!verification.ok) {
     await recordRejection(deps, provider, delivery, verification.reason, verification.hint, bodyFacts());
     const status = verification.reason === 'public_url_not_configured' ? 503 : verifier.trustMode === 'token' ? 403 : 401;
@@ -111,11 +117,14 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
       external_id: externalId,
       trust_mode: verifier.trustMode,
       verified: verifier.trustMode === 'signed',
-      verify_detail: verification.detail,
+      verify_detail: discordTest
+        ? "discord: Ed25519 signature verified with switchboard's test-event key (only Discord holds the application's private key)"
+        : verification.detail,
       content_type: delivery.headers['content-type'] ?? null,
       headers: sanitizeHeaders(delivery.rawHeaders, deps.providers.allSecrets()),
       payload: delivery.rawBody,
       source_ip: delivery.sourceIp,
+      origin: delivery.test ? 'test' : 'provider',
     });
   } catch (error) {
     deps.logger.error(`storing a delivery to "${provider.name}" failed: ${(error as Error).message}`);
@@ -124,6 +133,7 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
   }
 
   if (!stored.duplicate) deps.bus.emit('event', stored.event);
+  delivery.test?.stored(stored.event);
 
   const handshake = attempt(deps, provider, 'answering the handshake of', () => verifier.handshake?.(delivery) ?? null);
   if (handshake) return { status: handshake.status ?? 200, body: handshake.body, contentType: handshake.contentType };
@@ -137,10 +147,12 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
  */
 function verifySafely(deps: IngestDeps, provider: WebhookProvider, delivery: IncomingDelivery): Verification {
   try {
+    // Discord test events are signed with this process's test key (Discord's private key is Discord's).
+    const discordTest = delivery.test && provider.verifier.kind === 'discord';
     return provider.verifier.verify(delivery, {
       secrets: provider.secrets,
       toleranceS: provider.toleranceS,
-      publicKey: provider.config.public_key,
+      publicKey: discordTest ? delivery.test!.discordPublicKey : provider.config.public_key,
     });
   } catch (error) {
     deps.logger.error(`verifying a delivery to "${provider.name}" failed: ${(error as Error).message}`);

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIP, type AddressInfo } from 'node:net';
 import { errorAnswer, ingest, recordRejection, routeFor, sha256Hex, type Answer, type IngestDeps } from './ingest.js';
 import { decodePathComponent, listen, requestUrl } from '../net.js';
+import { TEST_MARK_HEADER } from '../test-events/marks.js';
 
 /**
  * The receiver port: the only port a tunnel exposes to the internet. It serves nothing but
@@ -91,16 +92,25 @@ export class Receiver {
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
     }
+    // A valid test mark is ours and is not stored; anything else in that header is kept, redacted.
+    let rawHeaders = req.headers;
+    const test = this.deps.testMarks?.claimDelivery(name, headers[TEST_MARK_HEADER], body.bytes) ?? null;
+    if (test) {
+      delete headers[TEST_MARK_HEADER];
+      const { [TEST_MARK_HEADER]: _mark, ...rest } = req.headers;
+      rawHeaders = rest;
+    }
     const publicBase = this.options.publicUrl();
     const answer = await ingest(this.deps, provider, {
       providerName: name,
       rawBody: body.bytes,
       headers,
-      rawHeaders: req.headers,
+      rawHeaders,
       query: url.searchParams,
       publicUrl: publicBase ? new URL(`${url.pathname}${url.search}`, publicBase).toString() : null,
       nowMs: this.options.now(),
       sourceIp,
+      test,
     });
     send(res, answer);
   }

@@ -182,7 +182,7 @@ describe('server', () => {
     expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: { subscribe: true } });
   });
 
-  it('lists exactly the five tools with the published schemas and annotations', async () => {
+  it('lists exactly its tools with the published schemas and annotations', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
@@ -191,12 +191,13 @@ describe('server', () => {
       'replay_webhook_event',
       'list_providers',
       'wait_for_webhook_event',
+      'send_test_event',
     ]);
     for (const tool of tools) {
       const spec = TOOL_SPECS.find((candidate) => candidate.name === tool.name)!;
       expect({ inputSchema: tool.inputSchema, outputSchema: tool.outputSchema }).toEqual(toolJsonSchemas(spec));
       expect(tool.description).toBeTruthy();
-      if (tool.name === 'replay_webhook_event') {
+      if (tool.name === 'replay_webhook_event' || tool.name === 'send_test_event') {
         expect(tool.annotations).toMatchObject({ openWorldHint: true, readOnlyHint: false });
       } else {
         expect(tool.annotations).toMatchObject({ readOnlyHint: true });
