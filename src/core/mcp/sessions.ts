@@ -49,7 +49,6 @@ interface Session {
 
 export interface McpSessionsOptions {
   idleTimeoutMs?: number;
-  maxSessions?: number;
   /** Per bearer token: every session of one token shares its limiter. */
   rateLimits: KeyedRateLimits;
   now?: () => number;
@@ -59,7 +58,6 @@ export class McpSessions {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleTimeoutMs: number;
-  private readonly maxSessions: number;
   /** Initializes in progress: they count against the cap before their session is registered. */
   private opening = 0;
   private readonly now: () => number;
@@ -70,7 +68,6 @@ export class McpSessions {
     private readonly options: McpSessionsOptions,
   ) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS;
-    this.maxSessions = options.maxSessions ?? MAX_MCP_SESSIONS;
     this.now = options.now ?? Date.now;
     this.sweeper = setInterval(() => this.closeIdle(), Math.max(10, Math.min(this.idleTimeoutMs / 2, 60_000)));
     this.sweeper.unref();
@@ -125,12 +122,12 @@ export class McpSessions {
 
   private async open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (this.closed) return sendRpcError(res, 503, TRANSPORT_ERROR, 'switchboard is shutting down');
-    if (this.sessions.size + this.opening >= this.maxSessions && !this.evictIdlest()) {
+    if (this.sessions.size + this.opening >= MAX_MCP_SESSIONS && !this.evictIdlest()) {
       return sendRpcError(
         res,
         503,
         TRANSPORT_ERROR,
-        `too many MCP sessions: all ${this.maxSessions} are busy; close one (DELETE /mcp with its Mcp-Session-Id) or retry later`,
+        `too many MCP sessions: all ${MAX_MCP_SESSIONS} are busy; close one (DELETE /mcp with its Mcp-Session-Id) or retry later`,
         { 'retry-after': '5' },
       );
     }
@@ -149,7 +146,7 @@ export class McpSessions {
       if (session.openRequests === 0 && (!idlest || session.lastActiveMs < idlest.lastActiveMs)) idlest = session;
     }
     if (!idlest) return false;
-    this.deps.logger.info(`mcp: closing session ${idlest.id.slice(0, 8)}…, idle the longest, to stay within ${this.maxSessions} sessions`);
+    this.deps.logger.info(`mcp: closing session ${idlest.id.slice(0, 8)}…, idle the longest, to stay within ${MAX_MCP_SESSIONS} sessions`);
     // Forget it now (close() finishes asynchronously) so the count is right at once.
     this.sessions.delete(idlest.id);
     void idlest.server.mcp.close();

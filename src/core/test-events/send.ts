@@ -24,6 +24,11 @@ export interface SendTestEventRequest {
   overrides?: Record<string, unknown>;
   /** A whole body instead of the fixture's (sent as is, signed). */
   payload?: string;
+  /**
+   * Runs once the test event is known to be sendable, right before it is sent; throwing stops
+   * it. The MCP rate limit uses it, so a call refused as invalid_argument costs nothing.
+   */
+  beforeSend?: () => void;
 }
 
 export interface TestEventSenderDeps {
@@ -107,6 +112,7 @@ export class TestEventSender {
     }
     const { body, contentType } = serialize(built, request);
     const headers: Record<string, string> = { ...built.headers, 'content-type': contentType };
+    request.beforeSend?.();
 
     if (config.kind === 'discord') {
       Object.assign(headers, this.deps.marks.signDiscord(body, nowMs));
@@ -168,6 +174,7 @@ export class TestEventSender {
       target = `stream ${config.stream}`;
       publish = (redis) => redis.xadd(config.stream, '*', config.type_field, fixture.eventType, 'payload', body);
     }
+    request.beforeSend?.();
 
     const pending = this.deps.marks.expectMessage(config.name, body);
     const redis = new Redis(url, {

@@ -414,16 +414,23 @@ describe('replay_webhook_event', () => {
   });
 
   it('rate-limits replays per token: a new session does not get a new burst', async () => {
-    const id = await deliverOpen('{"replay":"burst"}');
-    const { client } = await connect();
-    let sent = 0;
-    // Earlier tests may have used part of this token's burst; it is at most 5.
-    while ((await client.callTool({ name: 'replay_webhook_event', arguments: { id, target_url: `${target.url}/ok` } })).isError !== true) sent++;
-    expect(sent).toBeLessThanOrEqual(5);
-    expect(await callError(client, 'replay_webhook_event', { id, target_url: `${target.url}/ok` }, 'rate_limited')).toMatch(/try again in \d+ s/);
-    for (let n = 0; n < 3; n++) {
-      const { client: other } = await connect();
-      expect(await callError(other, 'replay_webhook_event', { id, target_url: `${target.url}/ok` }, 'rate_limited')).toMatch(/this token/);
+    // Its own endpoint with a clock that never moves, so no refill can blur the count.
+    const sessions = new McpSessions(mcpDeps(t.sb), { rateLimits: new KeyedRateLimits({ capacity: 5, refillPerSecond: 0.5, now: () => 0 }) });
+    t.sb.control.mount('/mcp-rate-test', sessions.handle);
+    try {
+      const id = await deliverOpen('{"replay":"burst"}');
+      const { client } = await connect('/mcp-rate-test');
+      // Refused calls cost nothing: only replays that would be sent count.
+      await callError(client, 'replay_webhook_event', { id: 987654321, target_url: `${target.url}/ok` }, 'not_found');
+      await callError(client, 'replay_webhook_event', { id, target_url: 'http://example.com/hook' }, 'invalid_argument');
+      for (let attempt = 0; attempt < 5; attempt++) await callOk(client, 'replay_webhook_event', { id, target_url: `${target.url}/ok` });
+      expect(await callError(client, 'replay_webhook_event', { id, target_url: `${target.url}/ok` }, 'rate_limited')).toMatch(/try again in \d+ s/);
+      for (let n = 0; n < 3; n++) {
+        const { client: other } = await connect('/mcp-rate-test');
+        expect(await callError(other, 'replay_webhook_event', { id, target_url: `${target.url}/ok` }, 'rate_limited')).toMatch(/this token/);
+      }
+    } finally {
+      await sessions.close();
     }
   });
 });

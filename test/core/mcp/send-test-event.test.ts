@@ -57,13 +57,15 @@ describe('MCP send_test_event', () => {
 
   it('is rate-limited together with replays', async () => {
     const client = await connect();
-    // The bucket is per token, shared with the sessions above: send until it is empty.
-    const results = [];
-    for (let i = 0; i <= MCP_REPLAY_BURST; i++) results.push(await client.callTool({ name: 'send_test_event', arguments: { provider: 'stripe' } }));
-    const limited = results.findIndex((result) => result.isError);
-    expect(limited).toBeGreaterThanOrEqual(0);
-    expect(results.slice(0, limited).every((result) => (result.structuredContent as { event?: { origin: string } }).event?.origin === 'test')).toBe(true);
-    expect(results.at(-1)!.structuredContent).toMatchObject({ code: 'rate_limited' });
+    // The limit is per token, so the tests above already used part of the burst.
+    let sent = 0;
+    let last = await client.callTool({ name: 'send_test_event', arguments: { provider: 'stripe' } });
+    while (!last.isError && sent <= MCP_REPLAY_BURST + 5) {
+      sent++;
+      last = await client.callTool({ name: 'send_test_event', arguments: { provider: 'stripe' } });
+    }
+    expect(sent).toBeLessThanOrEqual(MCP_REPLAY_BURST);
+    expect(last.structuredContent).toMatchObject({ code: 'rate_limited' });
     const replay = await client.callTool({ name: 'replay_webhook_event', arguments: { id: 1, target_url: 'http://127.0.0.1:9/x' } });
     expect(replay.structuredContent).toMatchObject({ code: 'rate_limited' });
   });

@@ -89,6 +89,25 @@ describe.skipIf(!redisUp)('redis-pubsub provider', () => {
     expect(byChannel('text')[0]).toMatchObject({ event_type: null, content_type: 'text/plain; charset=utf-8' });
   });
 
+  it('stores odd messages as the bytes they are: deep nesting, __proto__ keys, NUL in the type', async () => {
+    const channel = unique('odd');
+    await addProviders(t, { name: 'odd', kind: 'redis-pubsub', url: { env: 'REDIS_URL' }, channels: [channel], patterns: [], type_field: 'type', enabled: true, forward_to: [] });
+    await waitForStatus(t, 'odd', 'connected');
+    const messages = [
+      '['.repeat(100_000) + ']'.repeat(100_000),
+      `{"type":"deep","data":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`,
+      '{"__proto__":{"polluted":true},"type":"proto"}',
+      '{"type":"nul\\u0000here"}',
+      '{"type":"raw\u0000byte"}', // not JSON (a control character in a string): no type
+      '{"type":{"toString":"x"},"constructor":1}',
+    ];
+    for (const message of messages) await redis.publish(channel, message);
+    const events = await eventsOf('odd', messages.length);
+    expect(events.map((event) => event.event_type)).toEqual([null, 'deep', 'proto', 'nul\uFFFDhere', null, null]);
+    expect(events.map((event) => event.payload_size)).toEqual(messages.map((message) => Buffer.byteLength(message)));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('does not start a disabled provider', async () => {
     const channel = unique('off');
     await addProviders(

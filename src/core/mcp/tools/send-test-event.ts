@@ -51,9 +51,10 @@ export const SEND_TEST_EVENT_TOOL: ToolSpec<typeof SendTestEventInputSchema, typ
 /** Shares the token's replay limiter: both have side effects on what a consumer receives. */
 export function registerSendTestEventTool(server: ToolServer, deps: McpDeps, limiter: ActionLimiter): void {
   server.registerTool(SEND_TEST_EVENT_TOOL, async ({ provider, event_type, overrides, payload }) => {
-    takeOrThrow(limiter, 'test events');
     const event = await deps.testEvents.send({
       provider,
+      // Only test events that would be sent count against the token's limit.
+      beforeSend: () => takeOrThrow(limiter, 'test events'),
       ...(event_type !== undefined ? { eventType: event_type } : {}),
       ...(overrides !== undefined ? { overrides } : {}),
       ...(payload !== undefined ? { payload } : {}),
