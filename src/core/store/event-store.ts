@@ -74,6 +74,8 @@ export interface EventQuery {
   provider?: string;
   event_type?: string;
   trust_mode?: TrustMode;
+  origin?: Origin;
+  external_id?: string;
   /** Free text, matched against the raw payload bytes. */
   search?: string;
   /** Only events received at or after this ISO time. */
@@ -297,6 +299,8 @@ export class EventStore {
     if (query.provider !== undefined) add((p) => `provider = ${p}`, query.provider);
     if (query.event_type !== undefined) add((p) => `event_type = ${p}`, query.event_type);
     if (query.trust_mode !== undefined) add((p) => `trust_mode = ${p}`, query.trust_mode);
+    if (query.origin !== undefined) add((p) => `origin = ${p}`, query.origin);
+    if (query.external_id !== undefined) add((p) => `external_id = ${p}`, query.external_id);
     if (query.since_time !== undefined) add((p) => `received_at >= ${p}::timestamptz`, query.since_time);
     if (query.after_id !== undefined) add((p) => `id > ${p}`, query.after_id);
     if (query.search !== undefined && query.search !== '') {
@@ -346,6 +350,15 @@ export class EventStore {
         .then((rows) => rows.forEach((row) => onEvent(toSummary(row))))
         .catch(() => {});
     });
+  }
+
+  /** Whether any stored event or rejection names this provider (one index probe per table). */
+  async providerSeen(provider: string): Promise<boolean> {
+    const rows = await this.db.query<{ seen: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM events WHERE provider = $1) OR EXISTS (SELECT 1 FROM rejections WHERE provider = $1) AS seen`,
+      [provider],
+    );
+    return rows[0]?.seen === true;
   }
 
   async latestEventId(): Promise<number> {

@@ -21,6 +21,7 @@ import { TOOL_SPECS } from '../../../src/core/mcp/tools/catalog.js';
 import { TokenBucket } from '../../../src/core/replay/rate-limit.js';
 import { memoryLogger, startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../../helpers/core.js';
 import { newEvent } from '../../helpers/events.js';
+import { expectTextCopy } from '../../helpers/mcp.js';
 
 const GITHUB_SECRET = 'gh-webhook-secret-for-mcp-tests-0001';
 const STRIPE_SECRET = 'whsec_mcp_test_0123456789abcdefghijkl';
@@ -86,9 +87,8 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
   outputs.push(result);
   const validate = outputValidators.get(name);
   if (validate) expect(validate(result.structuredContent), `${name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
-  // The text block always carries the same JSON, for clients that ignore structuredContent.
-  const text = result.content[0];
-  expect(text?.type === 'text' && JSON.parse(text.text)).toEqual(result.structuredContent);
+  // The text block carries the same JSON, for clients that ignore structuredContent.
+  expectTextCopy(result);
   return result;
 }
 
@@ -182,23 +182,22 @@ describe('server', () => {
     expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: { subscribe: true } });
   });
 
-  it('lists exactly the five tools with the published schemas and annotations', async () => {
+  it('lists at most eight tools with the published schemas and annotations', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      'list_webhook_events',
-      'get_webhook_event',
-      'replay_webhook_event',
-      'list_providers',
-      'wait_for_webhook_event',
-    ]);
+    expect(tools.map((tool) => tool.name)).toEqual(TOOL_SPECS.map((spec) => spec.name));
+    expect(tools.length).toBeLessThanOrEqual(8);
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['list_webhook_events', 'get_webhook_event', 'replay_webhook_event', 'list_providers', 'wait_for_webhook_event', 'list_rejections']),
+    );
     for (const tool of tools) {
       const spec = TOOL_SPECS.find((candidate) => candidate.name === tool.name)!;
       expect({ inputSchema: tool.inputSchema, outputSchema: tool.outputSchema }).toEqual(toolJsonSchemas(spec));
       expect(tool.description).toBeTruthy();
+      expect(tool.annotations).toEqual(spec.annotations);
       if (tool.name === 'replay_webhook_event') {
-        expect(tool.annotations).toMatchObject({ openWorldHint: true, readOnlyHint: false });
-      } else {
+        expect(tool.annotations).toMatchObject({ openWorldHint: true, readOnlyHint: false, destructiveHint: false });
+      } else if (tool.name !== 'send_test_event') {
         expect(tool.annotations).toMatchObject({ readOnlyHint: true });
       }
     }
@@ -373,13 +372,24 @@ describe('replay_webhook_event', () => {
     const body = '{"ref":"refs/heads/replay"}';
     const id = await deliverGithub('push', body, 'replay-me-1');
     const ok = await callOk<Record<string, unknown>>(client, 'replay_webhook_event', { id, target_url: `${target.url}/ok` });
-    expect(ok).toEqual({ id: expect.any(Number), target_url: `${target.url}/ok`, delivered: true, response_status: 200, response_ms: expect.any(Number) });
+    expect(ok).toEqual({
+      id: expect.any(Number),
+      target_url: `${target.url}/ok`,
+      delivered: true,
+      resigned: true,
+      response_status: 200,
+      response_ms: expect.any(Number),
+      response_headers: expect.objectContaining({ 'content-type': 'text/plain' }),
+      response_body: 'thanks',
+      response_body_encoding: 'utf8',
+      response_body_truncated: false,
+    });
     const sent = target.received.at(-1)!;
     expect(sent.body).toBe(body);
     expect(sent.headers['x-hub-signature-256']).toBe(await githubSign(GITHUB_SECRET, body));
 
     const failing = await callOk<Record<string, unknown>>(client, 'replay_webhook_event', { id, target_url: `${target.url}/fail` });
-    expect(failing).toMatchObject({ delivered: true, response_status: 500 });
+    expect(failing).toMatchObject({ delivered: true, response_status: 500, response_body: 'boom' });
 
     const history = await t.sb.replays.history(id);
     expect(history.map((replay) => [replay.id, replay.requested_by])).toEqual([
