@@ -47,7 +47,8 @@ export const LIST_REJECTIONS_TOOL: ToolSpec<typeof ListRejectionsInputSchema, ty
           id: 31,
           provider: 'github',
           reason: 'signature_mismatch',
-          hint: 'the signature was made with another secret: compare the webhook secret in GitHub with this provider’s secret',
+          hint:
+            "X-Hub-Signature-256 does not match the configured secret: the secret in switchboard is probably not the one set at the sender (copy it again from the provider's webhook settings) (the secret is set per webhook under the repository's or organization's Settings → Webhooks)",
           body_size: 7410,
           body_sha256: '3f0a4c1e9b2d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f',
           source_ip: '140.82.115.4',
