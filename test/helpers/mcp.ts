@@ -28,6 +28,13 @@ function publishedOutputSchemas(): Map<string, Record<string, unknown>> {
 const ajv = new Ajv2020({ allErrors: true, strict: true, formats: { uri: true, 'date-time': true, date: true } });
 const validators = new Map<string, ValidateFunction>([...publishedOutputSchemas()].map(([name, schema]) => [name, ajv.compile(schema)]));
 
+/** Checks a tool's structuredContent (result or error) against its schema in spec.md. */
+export function expectPublishedOutput(name: string, structuredContent: unknown): void {
+  const validate = validators.get(name);
+  expect(validate, `${name} is not in ${SPEC_PATH}`).toBeDefined();
+  expect(validate!(structuredContent), `${name}: ${ajv.errorsText(validate!.errors)}`).toBe(true);
+}
+
 export interface McpTestClient {
   client: Client;
   /** Calls a tool; checks the answer against the published schema and its text copy. */
@@ -45,9 +52,7 @@ export async function connectMcp(t: TestSwitchboard): Promise<McpTestClient> {
   );
   const call = async (name: string, args: Record<string, unknown> = {}) => {
     const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    const validate = validators.get(name);
-    expect(validate, `${name} is not in ${SPEC_PATH}`).toBeDefined();
-    expect(validate!(result.structuredContent), `${name}: ${ajv.errorsText(validate!.errors)}`).toBe(true);
+    expectPublishedOutput(name, result.structuredContent);
     expectTextCopy(result);
     return result;
   };
