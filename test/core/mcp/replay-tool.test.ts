@@ -49,6 +49,10 @@ function webhookHandler(request: ReceivedRequest, res: import('node:http').Serve
     );
     return;
   }
+  if (request.url === '/leaky') {
+    answer(500, { error: `debug: expected a signature made with ${GITHUB_SECRET}` });
+    return;
+  }
   answer(404, { error: 'no such route' });
 }
 
@@ -201,6 +205,12 @@ describe('replay_webhook_event: what the handler answered', () => {
     expect(message).toBe(`replay ${row!.id} of event ${id} to http://127.0.0.1:${port}/github got no answer: ${row!.error} (it was re-signed)`);
     expect(message).toMatch(/connection refused by 127\.0\.0\.1:\d+: is the local consumer running\?/);
     expect((await agent.ok('get_webhook_event', { id })).replays[0]).toMatchObject({ id: row!.id, delivered: false, response_status: null });
+  });
+
+  it('never hands the agent a configured secret that a handler echoes in its answer', async () => {
+    const id = await deliverGithub('{"action":"leak"}');
+    const result = await replayOk({ id, target_url: handler.url('/leaky') });
+    expect(result.response_body).toBe(JSON.stringify({ error: 'debug: expected a signature made with «redacted»' }));
   });
 });
 

@@ -4,6 +4,7 @@ import { cutBytes } from '../../api/wire.js';
 import { SwitchboardError } from '../../errors.js';
 import { MAX_RESPONSE_BODY_BYTES, type ReplayRecord } from '../../store/event-store.js';
 import type { McpDeps } from '../deps.js';
+import { scrubSecrets } from '../scrub.js';
 import type { ToolServer, ToolSpec } from '../tool.js';
 
 /** The handler's answer, enough to read its error message; the replay row keeps 64 KiB. */
@@ -98,11 +99,11 @@ export function registerReplayWebhookEventTool(server: ToolServer, deps: McpDeps
         `replay ${replay.id} of event ${id} to ${replay.target_url} got no answer: ${replay.error ?? 'no response'}${notes ? ` (${notes})` : ''}`,
       );
     }
-    return toReplayResult(replay);
+    return toReplayResult(replay, deps.providers.allSecrets());
   });
 }
 
-function toReplayResult(replay: ReplayRecord): z.output<typeof ReplayWebhookEventOutputSchema> {
+function toReplayResult(replay: ReplayRecord, secrets: readonly string[]): z.output<typeof ReplayWebhookEventOutputSchema> {
   const stored = replay.response_body;
   // A stored body at the row's cap may end inside a character; that does not make it binary.
   const body = stored === null ? null : cutBytes(stored, MAX_RESPONSE_BODY_BYTES_MCP, { complete: stored.byteLength < MAX_RESPONSE_BODY_BYTES });
@@ -116,7 +117,8 @@ function toReplayResult(replay: ReplayRecord): z.output<typeof ReplayWebhookEven
     response_status: replay.response_status,
     response_ms: replay.response_ms,
     response_headers: replay.response_headers,
-    response_body: body?.text ?? null,
+    // A handler's debug output may echo a configured secret; it does not reach the agent.
+    response_body: body ? (body.encoding === 'utf8' ? scrubSecrets(body.text, secrets) : body.text) : null,
     response_body_encoding: body?.encoding ?? null,
     response_body_truncated: body?.truncated ?? false,
     ...(warning ? { warning } : {}),
