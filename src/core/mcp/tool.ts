@@ -72,20 +72,29 @@ const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', 'dep
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'required']);
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);
 
+/** Every JSON type: "any JSON value", spelled so that a schema still names its types. */
+const JSON_TYPES = ['string', 'number', 'boolean', 'object', 'array', 'null'] as const;
+
 /**
- * zod writes a nullable primitive as `type: ["string", "null"]`. That is valid JSON Schema, but
- * strict clients (MCP Inspector `--strict`, code generators) warn about or refuse union types,
- * so every such node becomes `anyOf: [{type: "string", …}, {type: "null"}]` — same meaning.
+ * Rewrites what strict clients (MCP Inspector `--strict`, code generators, single-`type`
+ * dialects) warn about or refuse, keeping the meaning:
+ * - zod writes a nullable primitive as `type: ["string", "null"]`; it becomes
+ *   `anyOf: [{type: "string", …}, {type: "null"}]`;
+ * - an unconstrained schema (`{}`, from z.unknown(), e.g. a test event's override values) accepts
+ *   any value but names no type; it becomes an `anyOf` of every JSON type.
  */
-function portable(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(portable);
+function portable(node: unknown, parentKey = ''): unknown {
+  if (Array.isArray(node)) return node.map((item) => portable(item, parentKey));
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     // Values and property names are data, not schemas: a property called "type" stays as it is.
     if (DATA_KEYWORDS.has(key)) out[key] = value;
-    else if (SCHEMA_MAPS.has(key)) out[key] = mapValues(value, portable);
-    else out[key] = portable(value);
+    else if (SCHEMA_MAPS.has(key)) out[key] = mapValues(value, (inner) => portable(inner, key));
+    else out[key] = portable(value, key);
+  }
+  if (parentKey !== 'not' && Object.keys(out).every((key) => ANNOTATIONS.has(key))) {
+    return { ...out, anyOf: JSON_TYPES.map((type) => ({ type })) };
   }
   const types = out.type;
   if (!Array.isArray(types)) return out;

@@ -2,7 +2,8 @@ import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { toolJsonSchemas } from '../../../src/core/mcp/tool.js';
+import { z } from 'zod';
+import { jsonSchema, toolJsonSchemas } from '../../../src/core/mcp/tool.js';
 import { TOOL_SPECS } from '../../../src/core/mcp/tools/catalog.js';
 import { renderToolsSpec, SPEC_PATH } from './spec-doc.js';
 
@@ -75,5 +76,27 @@ describe('docs/openspec/specs/mcp-tools/spec.md', () => {
       }
     }
     expect(typeArrays).toEqual([]);
+  });
+
+  it('spells nullable and any-value fields so strict clients accept them, with the same meaning', () => {
+    const schema = jsonSchema(
+      z.strictObject({
+        note: z.string().nullable().describe('a note'),
+        overrides: z.record(z.string(), z.unknown()).describe('dot path → JSON value'),
+      }),
+      'input',
+    );
+    expect(schema.properties).toEqual({
+      note: { description: 'a note', anyOf: [{ type: 'string' }, { type: 'null' }] },
+      overrides: {
+        description: 'dot path → JSON value',
+        type: 'object',
+        propertyNames: { type: 'string' },
+        additionalProperties: { anyOf: ['string', 'number', 'boolean', 'object', 'array', 'null'].map((type) => ({ type })) },
+      },
+    });
+    const validate = new Ajv2020({ strict: true }).compile(schema);
+    expect(validate({ note: null, overrides: { 'data.amount': 5, 'a.b': { c: [1] }, x: null } })).toBe(true);
+    expect(validate({ note: 3, overrides: {} })).toBe(false);
   });
 });
