@@ -162,7 +162,7 @@ export class ReplayEngine {
       Object.assign(headers, verifier.sign({ body, secret, nowMs, headers, publicUrl: target }));
       resigned = true;
     } else if (wantResign && (event.trust_mode === 'signed' || event.trust_mode === 'token')) {
-      warning = `not re-signed: ${whyNotResigned(event.provider, provider)}; the replay was sent without a signature`;
+      warning = `not re-signed: ${whyNotResigned(event.provider, provider)}; the replay was sent without a fresh signature`;
     }
     const headersOverridden = [...new Set(overrides.map(([name]) => name).filter((name) => name !== REPLAY_MARKER_HEADER))];
     return {
