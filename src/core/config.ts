@@ -109,6 +109,7 @@ export const ConfigSchema = z
       .strictObject({
         max_age_days: z.number().positive().default(30),
         max_rows: z.number().int().positive().default(500_000),
+        max_rejections: z.number().int().positive().default(50_000),
       })
       .prefault({}),
     database: z

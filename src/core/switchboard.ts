@@ -143,7 +143,7 @@ export class Switchboard {
       this.sql = await openDatabase(options.databaseUrl ?? this.currentConfig.database.url, options);
       this.closers.push({ name: 'database', close: () => this.eventStore?.close() ?? this.sql?.close() });
       await migrate(this.sql, defaultMigrationsDir());
-      this.eventStore = new EventStore(this.sql);
+      this.eventStore = new EventStore(this.sql, { maxRejections: () => this.currentConfig.retention.max_rejections });
       const stopWatching = await this.eventStore.watchOtherInstances((event) => this.bus.emit('event', event));
       this.onStop('events from other instances', stopWatching);
       const replays = new ReplayEngine({ store: this.eventStore, bus: this.bus, providers: this.providers, config: () => this.currentConfig, version: this.version, now: this.now, logger: this.logger });
@@ -236,14 +236,23 @@ export class Switchboard {
 
   private startRetention(): void {
     const HOUR_MS = 60 * 60 * 1000;
+    // Past this many deleted rows the planner's statistics are stale enough to refresh.
+    const ANALYZE_AFTER_ROWS = 10_000;
+    let running = false;
     const run = () => {
-      this.eventStore
-        ?.applyRetention(this.currentConfig.retention)
+      const store = this.eventStore;
+      if (!store || running) return;
+      running = true;
+      store
+        .applyRetention(this.currentConfig.retention)
         .then(async (deleted) => {
-          if (deleted > 0) this.logger.info(`retention: deleted ${deleted} old events`);
-          await this.eventStore?.analyze();
+          if (deleted.events > 0 || deleted.rejections > 0) {
+            this.logger.info(`retention: deleted ${deleted.events} events and ${deleted.rejections} rejections`);
+          }
+          if (deleted.events + deleted.rejections >= ANALYZE_AFTER_ROWS) await store.analyze();
         })
-        .catch((error: Error) => this.logger.error(`retention: ${error.message}`));
+        .catch((error: Error) => this.logger.error(`retention: ${error.message}`))
+        .finally(() => (running = false));
     };
     const first = setTimeout(run, 30_000);
     this.retentionTimer = setInterval(run, HOUR_MS);

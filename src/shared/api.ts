@@ -209,7 +209,7 @@ export const SettingsSchema = z.object({
     timeout_ms: z.number().int(),
     resign: z.boolean(),
   }),
-  retention: z.object({ max_age_days: z.number(), max_rows: z.number().int() }),
+  retention: z.object({ max_age_days: z.number(), max_rows: z.number().int(), max_rejections: z.number().int() }),
   database: z.object({
     kind: z.enum(['pglite', 'postgres']),
     /** config's database.url with any password replaced by «redacted». */
@@ -245,7 +245,11 @@ export const UpdateSettingsInputSchema = z.strictObject({
     })
     .optional(),
   retention: z
-    .strictObject({ max_age_days: z.number().positive().optional(), max_rows: z.number().int().positive().optional() })
+    .strictObject({
+      max_age_days: z.number().positive().optional(),
+      max_rows: z.number().int().positive().optional(),
+      max_rejections: z.number().int().positive().optional(),
+    })
     .optional(),
   database: z.strictObject({ url: z.string().min(1).nullable() }).optional(),
 });

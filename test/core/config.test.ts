@@ -22,7 +22,7 @@ describe('config', () => {
     expect(config.receiver).toEqual({ host: '127.0.0.1', port: 7777, max_body_bytes: 26_214_400 });
     expect(config.control).toEqual({ host: '127.0.0.1', port: 7778 });
     expect(config.replay).toMatchObject({ allow_hosts: ['localhost', '127.0.0.1', '::1'], timeout_ms: 10_000, resign: true });
-    expect(config.retention).toEqual({ max_age_days: 30, max_rows: 500_000 });
+    expect(config.retention).toEqual({ max_age_days: 30, max_rows: 500_000, max_rejections: 50_000 });
     expect(config.database).toEqual({ url: null });
     expect(config.providers).toEqual([]);
   });

@@ -23,6 +23,7 @@ export function decodeCursor(text: string): Cursor {
       value.length === 2 &&
       typeof value[0] === 'string' &&
       ISO_MICROS.test(value[0]) &&
+      isRealTime(value[0]) &&
       Number.isSafeInteger(value[1]) &&
       value[1] > 0
     ) {
@@ -32,4 +33,33 @@ export function decodeCursor(text: string): Cursor {
     // fall through: any undecodable cursor is the caller's mistake
   }
   throw new SwitchboardError('invalid_argument', 'cursor is not one this server issued (pass next_cursor back unchanged)');
+}
+
+/**
+ * A date the regex accepts may still not exist (month 13, 30 February): Postgres would refuse it
+ * with an error that is no caller's to read. The calendar part must survive a round trip.
+ */
+function isRealTime(text: string): boolean {
+  const time = Date.parse(text);
+  if (Number.isNaN(time)) return false;
+  const [date, clock] = new Date(time).toISOString().split('T') as [string, string];
+  return text.startsWith(date) && text.slice(11, 19) === clock.slice(0, 8);
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/** A `since` / `until` filter: an ISO-8601 date or time that exists; passed to SQL as text. */
+export function parseTimeFilter(name: string, text: string): string {
+  const time = Date.parse(text);
+  const valid = ISO_TIME.test(text) && !Number.isNaN(time) && validCalendarDate(text);
+  if (!valid) {
+    throw new SwitchboardError('invalid_argument', `${name} must be an ISO-8601 time such as 2026-11-30T09:12:55Z (got ${JSON.stringify(text.slice(0, 64))})`);
+  }
+  return text;
+}
+
+function validCalendarDate(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }

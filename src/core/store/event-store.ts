@@ -1,7 +1,17 @@
 import type { EventSummary, Family, Origin, Rejection, Replay, TrustMode } from '../../shared/events.js';
 import { SwitchboardError } from '../errors.js';
-import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
+import { decodeCursor, encodeCursor, parseTimeFilter, type Cursor } from './cursor.js';
 import type { SqlClient } from './sql-client.js';
+import {
+  MAX_CONTENT_TYPE_CHARS,
+  MAX_DETAIL_CHARS,
+  MAX_EVENT_TYPE_CHARS,
+  MAX_EXTERNAL_ID_CHARS,
+  MAX_REJECTION_HEADERS_BYTES,
+  storableHeaders,
+  storableOrNull,
+  storableText,
+} from './storable.js';
 
 /**
  * The only code that writes SQL. Everything that reads or writes the event log goes through
@@ -76,14 +86,27 @@ export interface EventQuery {
   trust_mode?: TrustMode;
   origin?: Origin;
   external_id?: string;
-  /** Free text, matched against the raw payload bytes. */
+  /**
+   * Case-insensitive (ASCII) substring of the payload's first SEARCH_PAYLOAD_BYTES or of the
+   * event type; non-ASCII bytes match exactly. Needs 3 letters or digits in a row.
+   */
   search?: string;
   /** Only events received at or after this ISO time. */
   since_time?: string;
+  /** Only events received before this ISO time. */
+  until_time?: string;
   /** Only events with a greater id. */
   after_id?: number;
   limit: number;
   cursor?: string;
+}
+
+/** One statement of a list query, exactly as the store sends it (tests EXPLAIN these). */
+export interface SqlStep {
+  sql: string;
+  params: unknown[];
+  /** Planner settings applied with SET LOCAL around this statement, in a transaction. */
+  settings?: readonly string[];
 }
 
 export interface Page<T> {
@@ -94,9 +117,40 @@ export interface Page<T> {
 export interface RetentionPolicy {
   max_age_days: number;
   max_rows: number;
+  max_rejections: number;
+}
+
+export interface RetentionResult {
+  events: number;
+  rejections: number;
 }
 
 export const MAX_BATCH_ROWS = 256;
+/**
+ * Retention deletes at most this many rows per statement and yields between statements: one
+ * DELETE of 500k rows holds the single-threaded embedded database for seconds (STACK.md).
+ */
+export const RETENTION_BATCH_ROWS = 5_000;
+/** The cut-off row for max_rows is found in steps of this many index entries (same reason). */
+const RETENTION_SEEK_ROWS = 50_000;
+/**
+ * Rejections are trimmed after this many inserts (or a tenth of the cap, if smaller), not only by
+ * the hourly job; a trim leaves room for that many, so the table never holds more than the cap.
+ */
+const REJECTION_TRIM_EVERY = 500;
+const rejectionTrimEvery = (cap: number) => Math.max(1, Math.min(REJECTION_TRIM_EVERY, Math.floor(cap / 10)));
+/**
+ * Search looks at the first 64 KiB of a payload. Indexing more costs every insert of a large
+ * body (trigram extraction is linear in the text) for matches a developer rarely needs.
+ */
+export const SEARCH_PAYLOAD_BYTES = 64 * 1024;
+/**
+ * A search first reads the newest this-many rows that pass the other filters (a common word is
+ * answered there); otherwise it goes through the trigram indexes (rare and absent words).
+ */
+export const SEARCH_WINDOW_ROWS = 1_000;
+export const MAX_SEARCH_CHARS = 1_000;
+export const DEFAULT_MAX_REJECTIONS = 50_000;
 /** NOTIFY channel on which instances sharing a PostgreSQL event log announce new events. */
 export const EVENTS_CHANNEL = 'switchboard_events';
 export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
@@ -104,8 +158,14 @@ export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 /** Exact stored time as ISO-8601 UTC with microseconds. */
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-const SUMMARY_COLUMNS = `id, provider, family, event_type, external_id, origin, trust_mode, verified, payload_size, ${iso('received_at')} AS received_at`;
-const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, verify_detail, content_type, source_ip, headers, payload`;
+// The output column `received_at` is text: ORDER BY and WHERE must name events.received_at, or
+// ORDER BY sorts by the text alias (a Seq Scan and a sort of every row instead of the index).
+const SUMMARY_COLUMNS = `events.id, events.provider, events.family, events.event_type, events.external_id, events.origin,
+  events.trust_mode, events.verified, events.payload_size, ${iso('events.received_at')} AS received_at`;
+const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, events.verify_detail, events.content_type, events.source_ip, events.headers, events.payload`;
+const NEWEST_FIRST = 'ORDER BY events.received_at DESC, events.id DESC';
+/** Must stay the expression of events_payload_trgm_idx (migrations/0003). encode(…, 'escape') never fails, whatever the bytes. */
+const PAYLOAD_TEXT = `encode(substring(events.payload from 1 for ${SEARCH_PAYLOAD_BYTES}), 'escape')`;
 const EVENT_INSERT_COLUMNS = [
   'provider',
   'family',
@@ -162,10 +222,20 @@ export class EventStore {
   private flushScheduled = false;
   private flushing: Promise<void> | null = null;
   private closed = false;
+  private rejectionsSinceTrim = 0;
+  private trimming: Promise<void> | null = null;
   /** Tells this instance's own notifications apart from other instances'. */
   private readonly instanceId = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
 
-  constructor(private readonly db: SqlClient) {}
+  /** `maxRejections` is read at each trim, so a config reload applies without a restart. */
+  constructor(
+    private readonly db: SqlClient,
+    private readonly options: { maxRejections?: () => number } = {},
+  ) {}
+
+  private rejectionCap(): number {
+    return this.options.maxRejections?.() ?? DEFAULT_MAX_REJECTIONS;
+  }
 
   get databaseKind(): SqlClient['kind'] {
     return this.db.kind;
@@ -198,19 +268,30 @@ export class EventStore {
   }
 
   private async flushAll(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending.splice(0, MAX_BATCH_ROWS);
-      try {
-        const results = await this.insertBatch(batch.map((item) => item.event));
-        batch.forEach((item, index) => item.resolve(results[index]!));
-      } catch (error) {
-        const failure = new SwitchboardError('storage_unavailable', `storing events failed: ${(error as Error).message}`, { cause: error });
-        for (const item of batch) item.reject(failure);
+    while (this.pending.length > 0) await this.storeBatch(this.pending.splice(0, MAX_BATCH_ROWS));
+  }
+
+  /**
+   * One row the database refuses must not fail the deliveries committed with it (DESIGN §4):
+   * a refused batch is split in halves and retried, so only the offending row's delivery fails.
+   */
+  private async storeBatch(batch: PendingInsert[]): Promise<void> {
+    try {
+      const results = await this.insertBatch(batch.map((item) => item.event));
+      batch.forEach((item, index) => item.resolve(results[index]!));
+    } catch (error) {
+      if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        await this.storeBatch(batch.slice(0, half));
+        await this.storeBatch(batch.slice(half));
+        return;
       }
+      batch[0]!.reject(new SwitchboardError('storage_unavailable', `storing events failed: ${(error as Error).message}`, { cause: error }));
     }
   }
 
-  private async insertBatch(events: NewEvent[]): Promise<InsertResult[]> {
+  private async insertBatch(incoming: NewEvent[]): Promise<InsertResult[]> {
+    const events = incoming.map(storableEvent);
     const params: unknown[] = [];
     const tuples = events.map((event) => {
       const values: Record<(typeof EVENT_INSERT_COLUMNS)[number], unknown> = {
@@ -252,7 +333,7 @@ export class EventStore {
         return `($${keys.length - 1}, $${keys.length})`;
       });
       const firsts = await this.db.query<SummaryRow>(
-        `SELECT ${SUMMARY_COLUMNS} FROM events WHERE (provider, external_id) IN (${pairs.join(', ')})`,
+        `SELECT ${SUMMARY_COLUMNS} FROM events WHERE (events.provider, events.external_id) IN (${pairs.join(', ')})`,
         keys,
       );
       const byKey = new Map(firsts.map((row) => [`${row.provider}\u0000${row.external_id}`, row]));
@@ -273,7 +354,7 @@ export class EventStore {
 
   async getEvent(id: number): Promise<EventRecord | null> {
     const rows = await this.db.query<SummaryRow & Omit<EventRecord, keyof EventSummary>>(
-      `SELECT ${DETAIL_COLUMNS} FROM events WHERE id = $1`,
+      `SELECT ${DETAIL_COLUMNS} FROM events WHERE events.id = $1`,
       [id],
     );
     const row = rows[0];
@@ -288,50 +369,33 @@ export class EventStore {
     };
   }
 
-  /** Newest first, keyset-paginated on (received_at, id). Never OFFSET, never count(*). */
+  /**
+   * Newest first, keyset-paginated on (received_at, id). Never OFFSET, never count(*). A search
+   * runs up to two statements (eventListSteps); the first that fills the page answers.
+   */
   async listEvents(query: EventQuery): Promise<Page<EventSummary>> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const add = (sql: (placeholder: string) => string, value: unknown) => {
-      params.push(value);
-      where.push(sql(`$${params.length}`));
-    };
-    if (query.provider !== undefined) add((p) => `provider = ${p}`, query.provider);
-    if (query.event_type !== undefined) add((p) => `event_type = ${p}`, query.event_type);
-    if (query.trust_mode !== undefined) add((p) => `trust_mode = ${p}`, query.trust_mode);
-    if (query.origin !== undefined) add((p) => `origin = ${p}`, query.origin);
-    if (query.external_id !== undefined) add((p) => `external_id = ${p}`, query.external_id);
-    if (query.since_time !== undefined) add((p) => `received_at >= ${p}::timestamptz`, query.since_time);
-    if (query.after_id !== undefined) add((p) => `id > ${p}`, query.after_id);
-    if (query.search !== undefined && query.search !== '') {
-      params.push(query.search, `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      const [raw, pattern] = [`$${params.length - 1}`, `$${params.length}`];
-      // Bytes first (exact, any encoding); then a case-insensitive match on the ASCII view.
-      where.push(
-        `(position(convert_to(${raw}, 'UTF8') in payload) > 0 OR encode(payload, 'escape') ILIKE ${pattern} OR event_type ILIKE ${pattern})`,
-      );
+    const steps = eventListSteps(query);
+    let rows: SummaryRow[] = [];
+    for (const step of steps) {
+      rows = await this.run<SummaryRow>(step);
+      if (rows.length > query.limit) break;
     }
-    if (query.cursor !== undefined) {
-      const cursor = decodeCursor(query.cursor);
-      params.push(cursor.received_at, cursor.id);
-      where.push(`(received_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
-    }
-    params.push(query.limit + 1);
-    const rows = await this.db.query<SummaryRow>(
-      `SELECT ${SUMMARY_COLUMNS} FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY received_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
     return paginate(rows.map(toSummary), query.limit);
+  }
+
+  private run<Row>(step: SqlStep): Promise<Row[]> {
+    const { settings } = step;
+    if (!settings?.length) return this.db.query<Row>(step.sql, step.params);
+    return this.db.transaction(async (tx) => {
+      await tx.exec(settings.map((setting) => `SET LOCAL ${setting};`).join(' '));
+      return tx.query<Row>(step.sql, step.params);
+    });
   }
 
   /** The oldest event after `after_id` that matches (MCP wait_for_webhook_event's first look). */
   async firstEventAfter(query: { provider?: string; event_type?: string; after_id: number }): Promise<EventSummary | null> {
-    const params: unknown[] = [query.after_id];
-    const where = ['id > $1'];
-    if (query.provider !== undefined) where.push(`provider = $${params.push(query.provider)}`);
-    if (query.event_type !== undefined) where.push(`event_type = $${params.push(query.event_type)}`);
-    const rows = await this.db.query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY id LIMIT 1`, params);
+    const step = firstEventAfterStep(query);
+    const rows = await this.db.query<SummaryRow>(step.sql, step.params);
     return rows[0] ? toSummary(rows[0]) : null;
   }
 
@@ -346,7 +410,7 @@ export class EventStore {
       if (origin === this.instanceId || !list) return;
       const ids = list.split(',').map(Number).filter(Number.isSafeInteger);
       this.db
-        .query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM events WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids])
+        .query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM events WHERE events.id = ANY($1::bigint[]) ORDER BY events.id`, [ids])
         .then((rows) => rows.forEach((row) => onEvent(toSummary(row))))
         .catch(() => {});
     });
@@ -354,10 +418,7 @@ export class EventStore {
 
   /** Whether any stored event or rejection names this provider (one index probe per table). */
   async providerSeen(provider: string): Promise<boolean> {
-    const rows = await this.db.query<{ seen: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM events WHERE provider = $1) OR EXISTS (SELECT 1 FROM rejections WHERE provider = $1) AS seen`,
-      [provider],
-    );
+    const rows = await this.run<{ seen: boolean }>(providerSeenStep(provider));
     return rows[0]?.seen === true;
   }
 
@@ -366,44 +427,68 @@ export class EventStore {
     return Number(rows[0]?.id ?? 0);
   }
 
+  /**
+   * Stores a rejection with at most MAX_REJECTION_HEADERS_BYTES of headers (`headers_truncated`
+   * says when some were cut). Every few hundred inserts the table is trimmed back under
+   * `rejectionCap()`: a flood of forged requests must not grow the data dir until the hourly job.
+   */
   async insertRejection(rejection: NewRejection): Promise<Rejection> {
+    const { headers, truncated } = storableHeaders(rejection.headers, MAX_REJECTION_HEADERS_BYTES);
     const rows = await this.db.query<RejectionRow>(
       `INSERT INTO rejections (provider, reason, hint, headers, headers_truncated, body_size, body_sha256, source_ip)
        VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8)
        RETURNING ${REJECTION_COLUMNS}`,
       [
-        rejection.provider,
-        rejection.reason,
-        rejection.hint,
-        JSON.stringify(rejection.headers),
-        rejection.headers_truncated ?? false,
+        storableText(rejection.provider, MAX_DETAIL_CHARS),
+        storableText(rejection.reason, MAX_DETAIL_CHARS),
+        storableOrNull(rejection.hint, MAX_DETAIL_CHARS),
+        JSON.stringify(headers),
+        (rejection.headers_truncated ?? false) || truncated,
         rejection.body_size,
         rejection.body_sha256,
-        rejection.source_ip,
+        storableOrNull(rejection.source_ip, MAX_CONTENT_TYPE_CHARS),
       ],
     );
+    if (++this.rejectionsSinceTrim >= rejectionTrimEvery(this.rejectionCap()) && !this.trimming) {
+      // The request that made the trim due waits for it: a flood pays for its own clean-up, and
+      // once every request of a burst is answered the table is back under the cap.
+      this.trimming = this.trimRejectionsWhileDue().finally(() => (this.trimming = null));
+      await this.trimming;
+    }
     return toRejection(rows[0]!);
   }
 
+  /** Trims until fewer than a trim's worth of rejections arrived meanwhile. */
+  private async trimRejectionsWhileDue(): Promise<void> {
+    for (;;) {
+      const cap = this.rejectionCap();
+      if (this.rejectionsSinceTrim < rejectionTrimEvery(cap)) return;
+      this.rejectionsSinceTrim = 0;
+      try {
+        await this.trimRejections(cap);
+      } catch {
+        return; // the hourly job tries again; a failed trim must not fail the rejection's answer
+      }
+    }
+  }
+
+  /**
+   * Keeps the newest rejections (by id, which follows arrival) with room for the next trim's
+   * worth under `cap`; batched like retention.
+   */
+  async trimRejections(cap: number, batchRows = RETENTION_BATCH_ROWS): Promise<number> {
+    const top = await this.db.query<{ id: number | string | null }>('SELECT max(id) AS id FROM rejections');
+    if (top[0]?.id === null || top[0]?.id === undefined) return 0;
+    // Ids are unique, so at most `keep` rows have an id above this bound.
+    const keep = cap - rejectionTrimEvery(cap);
+    const bound = Number(top[0].id) - keep;
+    if (bound <= 0) return 0;
+    return this.deleteInBatches(retentionStatements(batchRows).rejectionsUpToId, [bound], batchRows);
+  }
+
   async listRejections(query: { provider?: string; limit: number; cursor?: string }): Promise<Page<Rejection>> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.provider !== undefined) {
-      params.push(query.provider);
-      where.push(`provider = $${params.length}`);
-    }
-    if (query.cursor !== undefined) {
-      const cursor = decodeCursor(query.cursor);
-      params.push(cursor.received_at, cursor.id);
-      where.push(`(received_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
-    }
-    params.push(query.limit + 1);
-    const rows = await this.db.query<RejectionRow>(
-      `SELECT ${REJECTION_COLUMNS}
-       FROM rejections ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY received_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
+    const step = rejectionListStep(query);
+    const rows = await this.db.query<RejectionRow>(step.sql, step.params);
     return paginate(rows.map(toRejection), query.limit);
   }
 
@@ -421,14 +506,14 @@ export class EventStore {
         replay.delivered,
         replay.response_status,
         replay.response_ms,
-        replay.response_headers === null ? null : JSON.stringify(replay.response_headers),
+        replay.response_headers === null ? null : JSON.stringify(storableHeaders(replay.response_headers).headers),
         body,
-        replay.error,
+        storableOrNull(replay.error, MAX_DETAIL_CHARS),
         replay.requested_by,
         replay.payload_edited ?? false,
         JSON.stringify(replay.headers_overridden ?? []),
-        replay.request_headers ? JSON.stringify(replay.request_headers) : null,
-        replay.warning ?? null,
+        replay.request_headers ? JSON.stringify(storableHeaders(replay.request_headers).headers) : null,
+        storableOrNull(replay.warning ?? null, MAX_DETAIL_CHARS),
       ],
     );
     return toReplay(rows[0]!);
@@ -436,10 +521,8 @@ export class EventStore {
 
   /** Replay history of one event, newest first. */
   async listReplays(eventId: number, limit = 100): Promise<ReplayRecord[]> {
-    const rows = await this.db.query<ReplayRow>(
-      `SELECT ${REPLAY_COLUMNS} FROM replays WHERE event_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
-      [eventId, limit],
-    );
+    const step = replayListStep(eventId, limit);
+    const rows = await this.db.query<ReplayRow>(step.sql, step.params);
     return rows.map(toReplay);
   }
 
@@ -450,28 +533,52 @@ export class EventStore {
     });
   }
 
-  /** Age first, then the oldest rows beyond the cap. Returns how many events were deleted. */
-  async applyRetention(policy: RetentionPolicy): Promise<number> {
-    const byAge = await this.db.query<{ n: number | string }>(
-      `WITH gone AS (DELETE FROM events WHERE received_at < now() - make_interval(secs => $1) RETURNING 1)
-       SELECT count(*) AS n FROM gone`,
-      [policy.max_age_days * 86_400],
-    );
-    await this.db.query(`DELETE FROM rejections WHERE received_at < now() - make_interval(secs => $1)`, [policy.max_age_days * 86_400]);
-    // The cut-off row is found through the (received_at, id) index; the delete is then a range.
-    const cut = await this.db.query<{ received_at: string; id: number | string }>(
-      `SELECT ${iso('received_at')} AS received_at, id FROM events ORDER BY received_at DESC, id DESC OFFSET $1 LIMIT 1`,
-      [policy.max_rows],
-    );
-    let byCap = 0;
-    if (cut[0]) {
-      const rows = await this.db.query<{ n: number | string }>(
-        `WITH gone AS (DELETE FROM events WHERE (received_at, id) <= ($1::timestamptz, $2) RETURNING 1) SELECT count(*) AS n FROM gone`,
-        [cut[0].received_at, cut[0].id],
-      );
-      byCap = Number(rows[0]?.n ?? 0);
+  /**
+   * Events older than max_age_days, then the oldest beyond max_rows; rejections older than
+   * max_age_days, then beyond max_rejections. At most `batchRows` rows per statement, yielding
+   * between statements so ingest and queries keep being served meanwhile.
+   */
+  async applyRetention(policy: RetentionPolicy, batchRows = RETENTION_BATCH_ROWS): Promise<RetentionResult> {
+    const sql = retentionStatements(batchRows);
+    const maxAgeS = policy.max_age_days * 86_400;
+    let events = await this.deleteInBatches(sql.eventsByAge, [maxAgeS], batchRows);
+    const cut = await this.nthNewest(policy.max_rows);
+    if (cut) events += await this.deleteInBatches(sql.eventsUpTo, [cut.received_at, cut.id], batchRows);
+    let rejections = await this.deleteInBatches(sql.rejectionsByAge, [maxAgeS], batchRows);
+    rejections += await this.trimRejections(policy.max_rejections, batchRows);
+    return { events, rejections };
+  }
+
+  /**
+   * The (received_at, id) of the row just past the newest `n` (null when there are at most n),
+   * walked through the index in bounded steps rather than one OFFSET n.
+   */
+  private async nthNewest(n: number): Promise<Cursor | null> {
+    let after: Cursor | null = null;
+    let remaining = n;
+    for (;;) {
+      const skip = Math.min(remaining, RETENTION_SEEK_ROWS);
+      // The row at index `skip` from the newest; after a step, from the row after `after`.
+      const step = nthNewestStep(after ? skip - 1 : skip, after);
+      const rows = await this.db.query<{ received_at: string; id: number | string }>(step.sql, step.params);
+      if (!rows[0]) return null;
+      after = { received_at: rows[0].received_at, id: Number(rows[0].id) };
+      remaining -= skip;
+      if (remaining === 0) return after;
+      await yieldToOthers();
     }
-    return Number(byAge[0]?.n ?? 0) + byCap;
+  }
+
+  /** Runs a DELETE of at most `batchRows` rows until it deletes fewer, yielding between runs. */
+  private async deleteInBatches(sql: string, params: unknown[], batchRows: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const rows = await this.db.query<{ n: number | string }>(`WITH gone AS (${sql} RETURNING 1) SELECT count(*) AS n FROM gone`, params);
+      const deleted = Number(rows[0]?.n ?? 0);
+      total += deleted;
+      if (deleted < batchRows) return total;
+      await yieldToOthers();
+    }
   }
 
   /** Refreshes planner statistics; PGlite never runs autoanalyze (STACK.md). */
@@ -486,11 +593,200 @@ export class EventStore {
       if (this.flushing) await this.flushing;
       else await new Promise((resolve) => setImmediate(resolve));
     }
+    await this.trimming;
     await this.db.close();
   }
 }
 
-const REJECTION_COLUMNS = `id, provider, reason, hint, headers, headers_truncated, body_size, body_sha256, source_ip, ${iso('received_at')} AS received_at`;
+/** Lets queued inserts and queries reach the database between two bounded statements. */
+const yieldToOthers = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+
+function storableEvent(event: NewEvent): NewEvent {
+  return {
+    ...event,
+    event_type: storableOrNull(event.event_type, MAX_EVENT_TYPE_CHARS),
+    external_id: storableOrNull(event.external_id, MAX_EXTERNAL_ID_CHARS),
+    verify_detail: storableOrNull(event.verify_detail, MAX_DETAIL_CHARS),
+    content_type: storableOrNull(event.content_type, MAX_CONTENT_TYPE_CHARS),
+    headers: storableHeaders(event.headers).headers,
+    source_ip: storableOrNull(event.source_ip, MAX_CONTENT_TYPE_CHARS),
+  };
+}
+
+/** Collects WHERE conditions and their numbered parameters. */
+class Conditions {
+  readonly where: string[] = [];
+  readonly params: unknown[] = [];
+
+  param(value: unknown): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+
+  add(sql: (placeholder: string) => string, value: unknown): void {
+    this.where.push(sql(this.param(value)));
+  }
+
+  sql(): string {
+    return this.where.length ? `WHERE ${this.where.join(' AND ')}` : '';
+  }
+}
+
+/** Keyset condition: rows strictly after the cursor's row in newest-first order. */
+function addCursor(conditions: Conditions, table: string, column: string, text: string): void {
+  const cursor = decodeCursor(text);
+  conditions.where.push(
+    `(${table}.${column}, ${table}.id) < (${conditions.param(cursor.received_at)}::timestamptz, ${conditions.param(cursor.id)})`,
+  );
+}
+
+/**
+ * The statements listEvents sends, in order. Every filter the API and MCP accept has an index
+ * (migrations/0001–0003; test/core/store-plans.test.ts EXPLAINs each combination).
+ *
+ * A search is two statements: the newest SEARCH_WINDOW_ROWS rows that pass the other filters
+ * (a bounded index walk; a common word fills the page there), then the trigram indexes — with
+ * plain index scans disabled, so the planner cannot walk every row in received_at order looking
+ * for a rare word.
+ */
+export function eventListSteps(query: EventQuery): SqlStep[] {
+  const c = new Conditions();
+  if (query.provider !== undefined) c.add((p) => `events.provider = ${p}`, query.provider);
+  if (query.event_type !== undefined) c.add((p) => `events.event_type = ${p}`, query.event_type);
+  if (query.trust_mode !== undefined) c.add((p) => `events.trust_mode = ${p}`, query.trust_mode);
+  if (query.origin !== undefined) c.add((p) => `events.origin = ${p}`, query.origin);
+  if (query.external_id !== undefined) c.add((p) => `events.external_id = ${p}`, query.external_id);
+  if (query.since_time !== undefined) c.add((p) => `events.received_at >= ${p}::timestamptz`, parseTimeFilter('since', query.since_time));
+  if (query.until_time !== undefined) c.add((p) => `events.received_at < ${p}::timestamptz`, parseTimeFilter('until', query.until_time));
+  if (query.after_id !== undefined) c.add((p) => `events.id > ${p}`, query.after_id);
+  if (query.cursor !== undefined) addCursor(c, 'events', 'received_at', query.cursor);
+  if (query.search === undefined || query.search === '') {
+    const limit = c.param(query.limit + 1);
+    return [{ sql: `SELECT ${SUMMARY_COLUMNS} FROM events ${c.sql()} ${NEWEST_FIRST} LIMIT ${limit}`, params: c.params }];
+  }
+  const { payload, eventType } = searchPatterns(query.search);
+  const filtered = c.sql();
+  const match = `(${PAYLOAD_TEXT} ILIKE ${c.param(payload)} OR events.event_type ILIKE ${c.param(eventType)})`;
+  const limit = c.param(query.limit + 1);
+  const indexedParams = [...c.params];
+  const window = c.param(SEARCH_WINDOW_ROWS);
+  return [
+    {
+      sql: `SELECT ${SUMMARY_COLUMNS}
+            FROM (SELECT * FROM events ${filtered} ${NEWEST_FIRST} LIMIT ${window}) AS events
+            WHERE ${match} ${NEWEST_FIRST} LIMIT ${limit}`,
+      params: c.params,
+    },
+    {
+      sql: `SELECT ${SUMMARY_COLUMNS} FROM events ${filtered ? `${filtered} AND` : 'WHERE'} ${match} ${NEWEST_FIRST} LIMIT ${limit}`,
+      params: indexedParams,
+      settings: ['enable_seqscan = off', 'enable_indexscan = off', 'enable_indexonlyscan = off'],
+    },
+  ];
+}
+
+/**
+ * LIKE patterns for a search: the payload side is matched against encode(payload, 'escape')
+ * (bytes ≥ 0x80 and NUL as \ooo, backslash doubled), so the search is escaped the same way and
+ * non-ASCII text matches byte for byte; ASCII letters match case-insensitively.
+ *
+ * A search without 3 letters or digits in a row gives the trigram index nothing to look up: it
+ * would read every event, so it is refused rather than answered slowly.
+ */
+export function searchPatterns(search: string): { payload: string; eventType: string } {
+  if (search.length > MAX_SEARCH_CHARS) {
+    throw new SwitchboardError('invalid_argument', `search is at most ${MAX_SEARCH_CHARS} characters (got ${search.length})`);
+  }
+  const escaped = escapeBytes(search);
+  if (!/[A-Za-z0-9]{3}/.test(escaped)) {
+    throw new SwitchboardError(
+      'invalid_argument',
+      `search needs at least 3 letters or digits in a row, e.g. a word or an id (${JSON.stringify(search)} would have to read every event)`,
+    );
+  }
+  const like = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  return { payload: like(escaped), eventType: like(search.replaceAll('\u0000', '')) };
+}
+
+/** PostgreSQL's encode(bytes, 'escape') of the text's UTF-8 bytes. */
+function escapeBytes(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    if (byte === 0x5c) out += '\\\\';
+    else if (byte === 0 || byte >= 0x80) out += `\\${byte.toString(8).padStart(3, '0')}`;
+    else out += String.fromCharCode(byte);
+  }
+  return out;
+}
+
+/** MCP wait_for_webhook_event's first look: the primary key range after `after_id`. */
+export function firstEventAfterStep(query: { provider?: string; event_type?: string; after_id: number }): SqlStep {
+  const c = new Conditions();
+  c.add((p) => `events.id > ${p}`, query.after_id);
+  if (query.provider !== undefined) c.add((p) => `events.provider = ${p}`, query.provider);
+  if (query.event_type !== undefined) c.add((p) => `events.event_type = ${p}`, query.event_type);
+  return { sql: `SELECT ${SUMMARY_COLUMNS} FROM events ${c.sql()} ORDER BY events.id LIMIT 1`, params: c.params };
+}
+
+/**
+ * Retention's bounded DELETEs: each picks at most `batchRows` ids through an index, then deletes
+ * them by primary key (`= ANY(ARRAY(…))`: an `IN (subquery)` may become a hash join over a
+ * sequential scan of the whole table).
+ */
+export function retentionStatements(batchRows: number) {
+  const batch = (table: string, where: string, order: string) =>
+    `DELETE FROM ${table} WHERE id = ANY(ARRAY(SELECT id FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ${Math.trunc(batchRows)}))`;
+  return {
+    eventsByAge: batch('events', 'events.received_at < now() - make_interval(secs => $1)', 'events.received_at, events.id'),
+    eventsUpTo: batch('events', '(events.received_at, events.id) <= ($1::timestamptz, $2)', 'events.received_at, events.id'),
+    rejectionsByAge: batch('rejections', 'rejections.received_at < now() - make_interval(secs => $1)', 'rejections.received_at, rejections.id'),
+    rejectionsUpToId: batch('rejections', 'rejections.id <= $1', 'rejections.id'),
+  };
+}
+
+/** The row `offset` places past `after` (or past the newest) in newest-first order. */
+export function nthNewestStep(offset: number, after: Cursor | null): SqlStep {
+  const c = new Conditions();
+  if (after) {
+    c.where.push(`(events.received_at, events.id) < (${c.param(after.received_at)}::timestamptz, ${c.param(after.id)})`);
+  }
+  const skip = c.param(offset);
+  return { sql: `SELECT ${iso('events.received_at')} AS received_at, events.id FROM events ${c.sql()} ${NEWEST_FIRST} OFFSET ${skip} LIMIT 1`, params: c.params };
+}
+
+export function rejectionListStep(query: { provider?: string; limit: number; cursor?: string }): SqlStep {
+  const c = new Conditions();
+  if (query.provider !== undefined) c.add((p) => `rejections.provider = ${p}`, query.provider);
+  if (query.cursor !== undefined) addCursor(c, 'rejections', 'received_at', query.cursor);
+  const limit = c.param(query.limit + 1);
+  return {
+    sql: `SELECT ${REJECTION_COLUMNS} FROM rejections ${c.sql()} ORDER BY rejections.received_at DESC, rejections.id DESC LIMIT ${limit}`,
+    params: c.params,
+  };
+}
+
+/**
+ * MCP's check that a provider filter names something real (src/core/mcp/provider-filter.ts).
+ * Each probe is a scalar subquery ordered like the (provider, received_at, id) index, so it is
+ * one index lookup: EXISTS would drop the ORDER BY/LIMIT, and the planner then picks a Seq Scan
+ * for a provider it thinks is common enough.
+ */
+export function providerSeenStep(provider: string): SqlStep {
+  const probe = (table: string) =>
+    `(SELECT ${table}.id FROM ${table} WHERE ${table}.provider = $1 ORDER BY ${table}.received_at DESC, ${table}.id DESC LIMIT 1) IS NOT NULL`;
+  return { sql: `SELECT ${probe('events')} OR ${probe('rejections')} AS seen`, params: [provider] };
+}
+
+export function replayListStep(eventId: number, limit: number): SqlStep {
+  return {
+    sql: `SELECT ${REPLAY_COLUMNS} FROM replays WHERE replays.event_id = $1 ORDER BY replays.created_at DESC, replays.id DESC LIMIT $2`,
+    params: [eventId, limit],
+  };
+}
+
+const REJECTION_COLUMNS = `rejections.id, rejections.provider, rejections.reason, rejections.hint, rejections.headers,
+  rejections.headers_truncated, rejections.body_size, rejections.body_sha256, rejections.source_ip,
+  ${iso('rejections.received_at')} AS received_at`;
 
 type RejectionRow = Omit<Rejection, 'id'> & { id: number | string };
 
@@ -503,8 +799,9 @@ function toRejection(row: RejectionRow): Rejection {
   };
 }
 
-const REPLAY_COLUMNS = `id, event_id, target_url, resigned, delivered, response_status, response_ms, response_headers,
-  response_body, error, requested_by, payload_edited, headers_overridden, request_headers, warning, ${iso('created_at')} AS created_at`;
+const REPLAY_COLUMNS = `replays.id, replays.event_id, replays.target_url, replays.resigned, replays.delivered, replays.response_status,
+  replays.response_ms, replays.response_headers, replays.response_body, replays.error, replays.requested_by, replays.payload_edited,
+  replays.headers_overridden, replays.request_headers, replays.warning, ${iso('replays.created_at')} AS created_at`;
 
 type ReplayRow = Omit<ReplayRecord, 'id' | 'event_id'> & { id: number | string; event_id: number | string };
 

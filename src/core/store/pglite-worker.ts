@@ -19,6 +19,7 @@ import { acquireDirLock, type SqlClient } from './sql-client.js';
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglitePath);
+const { pg_trgm } = require(workerData.pgTrgmPath);
 let db;
 let openTx = null;          // { id, tx, done }
 const waiting = [];         // messages held back while another transaction is open
@@ -28,7 +29,7 @@ async function handle(message) {
   try {
     let rows;
     if (op === 'open') {
-      db = await PGlite.create(workerData.dataDir, { serializers: { 17: (x) => x } });
+      db = await PGlite.create(workerData.dataDir, { serializers: { 17: (x) => x }, extensions: { pg_trgm } });
     } else if (op === 'begin') {
       await new Promise((started) => {
         db.transaction((handle) => new Promise((done) => { openTx = { id: tx, tx: handle, done }; started(); })).catch(() => {});
@@ -73,8 +74,10 @@ export async function openPgliteInWorker(dataDir: string): Promise<SqlClient> {
   const target = join(dataDir, 'pgdata');
   await mkdir(target, { recursive: true });
   const releaseLock = await acquireDirLock(join(dataDir, 'pgdata.lock'), dataDir);
-  const pglitePath = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { dataDir: target, pglitePath } });
+  const require = createRequire(import.meta.url);
+  const pglitePath = require.resolve('@electric-sql/pglite');
+  const pgTrgmPath = require.resolve('@electric-sql/pglite/contrib/pg_trgm');
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { dataDir: target, pglitePath, pgTrgmPath } });
   worker.unref();
   let nextId = 1;
   let nextTx = 1;

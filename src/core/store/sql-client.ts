@@ -31,6 +31,7 @@ const BYTEA_OID = 17;
  */
 export async function openPglite(dataDir: string | 'memory://'): Promise<SqlClient> {
   const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   let releaseLock = async () => {};
   let target: string | undefined;
   if (dataDir !== 'memory://') {
@@ -40,7 +41,7 @@ export async function openPglite(dataDir: string | 'memory://'): Promise<SqlClie
   }
   let db: import('@electric-sql/pglite').PGlite;
   try {
-    db = await PGlite.create(target, { serializers: { [BYTEA_OID]: (x: unknown) => x as string } });
+    db = await PGlite.create(target, { serializers: { [BYTEA_OID]: (x: unknown) => x as string }, extensions: { pg_trgm } });
   } catch (error) {
     await releaseLock();
     throw new SwitchboardError('database_unavailable', `the embedded database in ${dataDir} could not be opened: ${(error as Error).message}`, {

@@ -290,7 +290,7 @@ describe('settings, server info, clearing', () => {
   it('applies live settings and says which need a restart', async () => {
     const live = await ok('updateSettings', { retention: { max_age_days: 7 }, replay: { default_target: `${consumerUrl}/default`, resign: false } });
     expect(live.restart_required).toEqual([]);
-    expect(live.settings.retention).toEqual({ max_age_days: 7, max_rows: 1000 });
+    expect(live.settings.retention).toEqual({ max_age_days: 7, max_rows: 1000, max_rejections: 50_000 });
     expect(t.sb.config.replay.default_target).toBe(`${consumerUrl}/default`);
 
     const ports = await ok('updateSettings', { receiver: { port: 17_777 }, control: { port: 17_778 } });

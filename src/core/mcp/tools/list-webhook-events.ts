@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EventSummarySchema, OriginSchema, TrustModeSchema } from '../../../shared/events.js';
+import { MAX_SEARCH_CHARS } from '../../store/event-store.js';
 import type { McpDeps } from '../deps.js';
 import { fitPage } from '../page-budget.js';
 import { checkProviderFilter } from '../provider-filter.js';
@@ -7,7 +8,6 @@ import type { ToolServer, ToolSpec } from '../tool.js';
 
 export const MAX_LIST_LIMIT = 200;
 export const DEFAULT_LIST_LIMIT = 50;
-export const MAX_SEARCH_CHARS = 1000;
 
 // At most 15 digits: larger ids are not safe integers (and do not exist).
 const EVENT_ID_TEXT = /^[1-9][0-9]{0,14}$/;
@@ -18,7 +18,7 @@ export const ListWebhookEventsInputSchema = z.strictObject({
   trust_mode: TrustModeSchema.optional().describe('only events trusted this way: signed, token, open or queue'),
   origin: OriginSchema.optional().describe('provider: real deliveries; test: test events made by switchboard; import: imported'),
   external_id: z.string().min(1).optional().describe('the provider’s own delivery/event id, e.g. "evt_1QxYz2AbCdEf"'),
-  search: z.string().min(1).max(MAX_SEARCH_CHARS).optional().describe('case-insensitive text to find in the payload or the event type'),
+  search: z.string().min(1).max(MAX_SEARCH_CHARS).optional().describe('case-insensitive text to find in the payload (its first 64 KiB) or the event type; 3+ letters or digits in a row'),
   since: z
     .union([z.number().int().positive(), z.string().regex(EVENT_ID_TEXT), z.iso.datetime({ offset: true }), z.iso.date()], {
       error: 'must be an ISO-8601 time (e.g. 2026-11-30T09:00:00Z) or an event id',
