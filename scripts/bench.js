@@ -1,9 +1,15 @@
-// `npm run bench [-- ingest|ui]`: benchmarks, never tests (these machines are shared and noisy;
+// `npm run bench [-- ingest|ui|scale [parts…]]`: benchmarks, never tests (these machines are shared and noisy;
 // compare only numbers from the same run).
 import { buildCoreIfStale, buildRendererIfStale } from './build-if-stale.js';
 
 const which = process.argv[2] ?? 'all';
 buildCoreIfStale();
+if (which === 'scale') {
+  // Minutes at the default million events: only on request, never part of `all`.
+  if (process.argv.slice(3).some((part) => part === 'ui')) buildRendererIfStale();
+  const { benchScale } = await import('../bench/scale.js');
+  await benchScale(process.argv.slice(3));
+}
 if (which === 'all' || which === 'ingest') {
   const { benchIngest } = await import('../bench/ingest.js');
   await benchIngest();

@@ -44,6 +44,11 @@ export function buildCoreIfStale() {
     // refuse to run the tests.
     run(process.execPath, [tsc, '-p', 'tsconfig.cli.json'], { tolerate: () => existsSync(join(root, 'dist/cli/index.js')) });
   }
+  // The empty database a first start unpacks (scripts/build-db-template.js); rebuilt when PGlite changes.
+  if (mtime('dist/pgdata-template.tar.gz') < mtime('node_modules/@electric-sql/pglite/package.json')) {
+    process.stderr.write('switchboard: building the empty database template…\n');
+    run(process.execPath, [join(root, 'scripts', 'build-db-template.js')]);
+  }
 }
 
 export function buildRendererIfStale() {

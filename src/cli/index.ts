@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isSwitchboardError } from '../core/errors.js';
 import { switchboardVersion } from '../core/paths.js';
+import { usePrivateUmask } from '../core/private-files.js';
 import { createSwitchboard, type Switchboard } from '../core/switchboard.js';
 import { banner } from './banner.js';
 
@@ -35,6 +36,8 @@ function portArg(value: string | undefined, flag: string): number | undefined {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // Whatever this process writes (database, token, config, exports) is for this account only.
+  usePrivateUmask();
   let parsed;
   try {
     parsed = parseArgs({

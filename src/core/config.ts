@@ -135,6 +135,17 @@ export const ConfigSchema = z
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 
+/** Settings read only at start (ports, listen addresses, database); as JSON paths. */
+export function restartRequiredChanges(before: Config, after: Config): string[] {
+  const paths: string[] = [];
+  if (after.receiver.host !== before.receiver.host) paths.push('receiver.host');
+  if (after.receiver.port !== before.receiver.port) paths.push('receiver.port');
+  if (after.control.host !== before.control.host) paths.push('control.host');
+  if (after.control.port !== before.control.port) paths.push('control.port');
+  if (after.database.url !== before.database.url) paths.push('database.url');
+  return paths;
+}
+
 /** `providers[0].secrets[1].env` from a zod path. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
@@ -246,6 +257,33 @@ export function resolveSecrets(
     else values.push(value);
   }
   return { values, missing };
+}
+
+/**
+ * What to do about a secret whose sources all resolved to nothing, naming each source (never a
+ * value). Environment variables are read from the environment switchboard was started with: a
+ * running process never sees a variable exported later (in another shell or not), so the advice
+ * for them is always "set it and restart", with the ways that need no restart beside it.
+ */
+export function missingSecretAdvice(sources: readonly SecretSource[], options: { vault: boolean; what?: 'secret' | 'URL' }): string {
+  const what = options.what ?? 'secret';
+  const envNames = sources.flatMap((source) => ('env' in source ? [source.env] : []));
+  const stored = sources.flatMap((source) => ('stored' in source ? [source.stored] : []));
+  const advice: string[] = [];
+  if (envNames.length > 0) {
+    advice.push(
+      `set ${envNames.join(' or ')} in the environment switchboard starts with and restart it, or store the ${what} in config.json / the UI`,
+    );
+  }
+  if (stored.length > 0) {
+    advice.push(
+      options.vault
+        ? `the ${what} stored as ${stored.join(', ')} is no longer in this machine's keychain: enter it again on the Providers screen`
+        : `the ${what} stored as ${stored.join(', ')} is kept by the desktop app, which switchboard serve cannot read: use { "env": "NAME" } or a value in config.json`,
+    );
+  }
+  if (advice.length === 0) advice.push(`add a ${what} to this provider in config.json or on the Providers screen`);
+  return advice.join('; or ');
 }
 
 /** Warnings worth printing at start; they name sources, never values. */

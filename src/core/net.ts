@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SwitchboardError } from './errors.js';
 
@@ -37,4 +37,30 @@ export function listen(server: Server, host: string, port: number, what: 'receiv
 /** `http://127.0.0.1:7777`, with IPv6 hosts bracketed. */
 export function originOf(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * A request's path and query as a URL, or null when the request target is not a plain
+ * origin-form path ("/…"). Parsing against a fixed base instead of `new URL(req.url, base)`
+ * keeps "//" and "//host/…" from throwing or being read as a host, so odd targets end in a
+ * 400 and never in a 500.
+ */
+export function requestUrl(req: Pick<IncomingMessage, 'url'>): URL | null {
+  const target = req.url ?? '';
+  if (!target.startsWith('/')) return null;
+  try {
+    return new URL(`http://request${target}`);
+  } catch {
+    return null;
+  }
+}
+
+/** A percent-decoded path segment, or null when the encoding is broken or decodes to a NUL. */
+export function decodePathComponent(text: string): string | null {
+  try {
+    const decoded = decodeURIComponent(text);
+    return decoded.includes('\0') ? null : decoded;
+  } catch {
+    return null;
+  }
 }

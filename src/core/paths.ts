@@ -24,6 +24,8 @@ export function packageRoot(): string {
 
 export const migrationsDir = (): string => join(packageRoot(), 'migrations');
 export const rendererDir = (): string => join(packageRoot(), 'out', 'renderer');
+/** The empty database a first start unpacks (scripts/build-db-template.js); absent in a bare tsc build. */
+export const databaseTemplatePath = (): string => join(packageRoot(), 'dist', 'pgdata-template.tar.gz');
 
 let version: string | undefined;
 export function switchboardVersion(): string {

@@ -1,8 +1,10 @@
 import {
+  missingSecretAdvice,
   resolveSecretSource,
   resolveSecrets,
   type Config,
   type ProviderConfig,
+  type SecretSource,
   type SecretStatus,
   type SecretVault,
   type WebhookProviderConfig,
@@ -23,6 +25,8 @@ export interface WebhookProvider {
   verifier: Verifier;
   secrets: string[];
   secretStatus: SecretStatus;
+  /** What to do when `secretStatus` is 'missing', naming the source (env variable, stored id). */
+  secretAdvice: string | null;
   toleranceS: number;
 }
 
@@ -54,12 +58,14 @@ export class ProviderSet {
       if (!verifier) continue;
       const resolved = resolveSecrets(provider.secrets, this.env, this.vault);
       secrets.push(...resolved.values);
+      const status = secretStatus(provider, resolved.values.length);
       webhooks.set(provider.name, {
         name: provider.name,
         config: provider,
         verifier,
         secrets: resolved.values,
-        secretStatus: secretStatus(provider, resolved.values.length),
+        secretStatus: status,
+        secretAdvice: status === 'missing' ? this.adviceFor(provider) : null,
         toleranceS: provider.tolerance_s ?? verifier.defaultToleranceS ?? 300,
       });
     }
@@ -83,6 +89,18 @@ export class ProviderSet {
 
   resolveSecret(source: Parameters<typeof resolveSecretSource>[0]): string | undefined {
     return resolveSecretSource(source, this.env, this.vault);
+  }
+
+  /** What to do about secret sources that resolve to nothing (see `missingSecretAdvice`). */
+  missingSecretAdvice(sources: readonly SecretSource[], what: 'secret' | 'URL' = 'secret'): string {
+    return missingSecretAdvice(sources, { vault: this.vault !== undefined, what });
+  }
+
+  private adviceFor(provider: WebhookProviderConfig): string {
+    if (provider.kind === 'discord') {
+      return 'set public_key (64 hex characters, from the Discord developer portal) on this provider in config.json or on the Providers screen';
+    }
+    return this.missingSecretAdvice(provider.secrets);
   }
 
   setRunStatus(name: string, status: RunStatus): void {
@@ -122,7 +140,11 @@ export class ProviderSet {
         secret_status: webhook?.secretStatus ?? 'missing',
         path: `/webhooks/${provider.name}`,
         status: !provider.enabled ? 'disabled' : verifier ? 'listening' : 'error',
-        ...(verifier ? {} : { last_error: `provider kind "${provider.kind}" is not supported by this build` }),
+        ...(!verifier
+          ? { last_error: `provider kind "${provider.kind}" is not supported by this build` }
+          : provider.enabled && webhook?.secretAdvice
+            ? { last_error: `no usable secret, deliveries are refused (503): ${webhook.secretAdvice}` }
+            : {}),
       };
     });
   }

@@ -14,24 +14,44 @@ const ALWAYS_SECRET = new Set([
   'cookie',
   'set-cookie',
   'x-switchboard-token',
-  'x-api-key',
+  // switchboard's own test-event mark: a valid one is removed before storage, any other is kept redacted.
+  'x-switchboard-test',
 ]);
 
+/**
+ * Credential-looking names, matched on the whole name: `token`, `x-api-token`, `x-csrf-token`,
+ * `x-secret`, `client-secret`, `x-password`, `api-key`, `x-apikey`, `x-auth`, `x-auth-user`,
+ * `x-session-id`, `x-amz-security-token`, `*-signature*`, `*-credential*`, `*-jwt`…
+ * Redacting one header too many costs a little context; one too few leaks a credential.
+ */
+const SECRET_NAME = /token|secret|passw|signature|session|cookie|credential|api[-_]?key|(?:access|private|signing|client|master)[-_]?key|jwt|bearer/;
+/** Name segments ("x-auth-user" → x, auth, user) that say "credential": auth, xauth, oauth, passwd… */
+const SECRET_SEGMENT = /^(?:\w*auth\w*|pwd|pass|passwd|otp|sid)$/;
+/** Segments that contain "auth" without being one. */
+const NOT_SECRET_SEGMENT = /^(?:authors?|authority)$/;
+
 let knownSignatureHeaders: Set<string> | undefined;
+let knownRoutingHeaders: Set<string> | undefined;
 
 function signatureHeaders(): Set<string> {
   knownSignatureHeaders ??= new Set(allVerifiers().flatMap((verifier) => verifier.secretHeaders));
   return knownSignatureHeaders;
 }
 
+/**
+ * Headers a provider routes on and a replay must send back intact (Twilio's
+ * `i-twilio-idempotency-token` is an id, not a credential, whatever its name says).
+ */
+function routingHeaders(): Set<string> {
+  knownRoutingHeaders ??= new Set(allVerifiers().flatMap((verifier) => verifier.replayHeaders).filter((name) => !signatureHeaders().has(name)));
+  return knownRoutingHeaders;
+}
+
 export function isSecretHeader(name: string): boolean {
   const lower = name.toLowerCase();
-  return (
-    ALWAYS_SECRET.has(lower) ||
-    signatureHeaders().has(lower) ||
-    /^x-.*-token$/.test(lower) ||
-    /signature/.test(lower)
-  );
+  if (ALWAYS_SECRET.has(lower) || signatureHeaders().has(lower)) return true;
+  if (routingHeaders().has(lower)) return false;
+  return SECRET_NAME.test(lower) || lower.split(/[-_.]/).some((segment) => SECRET_SEGMENT.test(segment) && !NOT_SECRET_SEGMENT.test(segment));
 }
 
 /** Flattens Node's header object (lowercased names, repeated values joined) and redacts it. */
@@ -49,12 +69,65 @@ export function sanitizeHeaders(
   return out;
 }
 
-function containsSecret(value: string, secrets: readonly string[]): boolean {
-  // Very short secrets would redact by coincidence; real ones are long.
-  return secrets.some((secret) => secret.length >= 8 && value.includes(secret));
+/** Very short secrets would match by coincidence; real ones are long. */
+const MIN_SECRET_CHARS = 8;
+/** Runs long enough to hold an encoded secret. */
+const BASE64_RUN = /[A-Za-z0-9+/_-]{11,}={0,2}/g;
+const HEX_RUN = /[0-9a-fA-F]{16,}/g;
+
+/**
+ * Whether `value` carries a configured secret as sent raw or in a common encoding: URL-encoded,
+ * base64 / base64url (alone or around other text, as in `Basic base64(user:secret)`), or hex.
+ * Rather than encode each secret every way (base64 has three alignments inside a longer text),
+ * the value's encoded-looking runs are decoded and searched.
+ */
+export function containsSecret(value: string, secrets: readonly string[]): boolean {
+  const wanted = secrets.filter((secret) => secret.length >= MIN_SECRET_CHARS);
+  if (wanted.length === 0 || value.length < MIN_SECRET_CHARS) return false;
+  const views = [value];
+  try {
+    views.push(decodeURIComponent(value.replace(/\+/g, ' ')));
+  } catch {
+    // not URL-encoded
+  }
+  const decoded: string[] = [];
+  for (const run of value.match(BASE64_RUN) ?? []) {
+    // The encoded secret may start at any of four alignments inside a longer run.
+    for (let offset = 0; offset < 4; offset++) decoded.push(Buffer.from(run.slice(offset), 'base64').toString('latin1'));
+  }
+  for (const run of value.match(HEX_RUN) ?? []) decoded.push(Buffer.from(run, 'hex').toString('latin1'), Buffer.from(run.slice(1), 'hex').toString('latin1'));
+  return wanted.some((secret) => {
+    // Decoded runs are bytes (as latin1): compare them with the secret's UTF-8 bytes.
+    const bytes = Buffer.from(secret, 'utf8').toString('latin1');
+    return views.some((view) => view.includes(secret)) || decoded.some((view) => view.includes(bytes));
+  });
 }
 
-/** `/webhooks/x?token=abc&a=1` → `/webhooks/x?token=«redacted»&a=1`, for logs. */
-export function redactQuery(path: string): string {
-  return path.replace(/([?&](?:token|access_token|key|secret)=)[^&]*/gi, `$1${encodeURIComponent(REDACTED)}`);
+/**
+ * `/webhooks/x?token=abc&a=1` → `/webhooks/x?token=«redacted»&a=1`: every parameter whose name
+ * looks like a credential, or whose value carries a configured secret, for logs and anything
+ * else that keeps a URL.
+ */
+export function redactQuery(path: string, secrets: readonly string[] = []): string {
+  const mark = path.indexOf('?');
+  if (mark < 0) return path;
+  const fragment = path.indexOf('#', mark);
+  const query = path.slice(mark + 1, fragment < 0 ? undefined : fragment);
+  const redacted = query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return pair;
+      const name = pair.slice(0, eq);
+      let decodedName = name;
+      try {
+        decodedName = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // keep it as sent
+      }
+      const secretName = isSecretHeader(decodedName) || /^(?:key|sig|code|access_token|id_token)$/i.test(decodedName);
+      return secretName || containsSecret(pair.slice(eq + 1), secrets) ? `${name}=${encodeURIComponent(REDACTED)}` : pair;
+    })
+    .join('&');
+  return `${path.slice(0, mark + 1)}${redacted}${fragment < 0 ? '' : path.slice(fragment)}`;
 }

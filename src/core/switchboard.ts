@@ -1,28 +1,27 @@
-import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, access, constants } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from './bus.js';
-import { setupApi } from './api/http.js';
 import type { SwitchboardApi } from '../shared/api.js';
+import { watchConfigFile } from './config-watcher.js';
 import { configWarnings, loadConfigFile, parseConfig, writeConfigFile, type Config, type ConfigInput, type SecretVault } from './config.js';
-import { loadOrCreateToken } from './control/auth.js';
-import { ControlServer } from './control/server.js';
+import { loadOrCreateToken, TOKEN_FILE } from './control/auth.js';
+import type { ControlServer } from './control/server.js';
+import { watchControlToken } from './control/token-watcher.js';
 import { SwitchboardError } from './errors.js';
 import { consoleLogger, type Logger } from './logger.js';
 import type { McpSessions } from './mcp/sessions.js';
-import { setupMcp } from './mcp/setup.js';
 import { originOf } from './net.js';
 import { migrationsDir as defaultMigrationsDir, rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
+import { describePermissionFix, fixDataDirPermissions, usePrivateUmask } from './private-files.js';
 import { ProviderSet } from './provider-set.js';
-import { QueueManager } from './queue/queue-manager.js';
-import { Receiver } from './receiver/receiver.js';
-import { Forwarder } from './replay/forward.js';
-import { ReplayEngine } from './replay/replay.js';
-import { EventStore } from './store/event-store.js';
-import { migrate } from './store/migrations.js';
+import type { Receiver } from './receiver/receiver.js';
+import type { ReplayEngine } from './replay/replay.js';
+import type { EventStore } from './store/event-store.js';
 import { openPgliteInWorker } from './store/pglite-worker.js';
-import { openPglite, openPostgres, type SqlClient } from './store/sql-client.js';
+import { embeddedDatabaseExists, openPglite, openPostgres, type SqlClient } from './store/sql-client.js';
+import { TestMarks } from './test-events/marks.js';
+import { TestEventSender } from './test-events/send.js';
 
 /**
  * The core, with no Electron in it: `createSwitchboard(options)` → `{ start, stop, … }`.
@@ -69,6 +68,7 @@ export class Switchboard {
   private sql: SqlClient | undefined;
   private eventStore: EventStore | undefined;
   private replayEngine: ReplayEngine | undefined;
+  private testEventSender: TestEventSender | undefined;
   private mcpSessions: McpSessions | undefined;
   private apiHandlers: SwitchboardApi | undefined;
   private receiver: Receiver | undefined;
@@ -77,7 +77,6 @@ export class Switchboard {
   private urls: Urls | undefined;
   private readonly closers: { name: string; close: () => Promise<void> | void }[] = [];
   private retentionTimer: NodeJS.Timeout | undefined;
-  private configWatcher: FSWatcher | undefined;
 
   constructor(readonly options: SwitchboardOptions) {
     this.logger = options.logger ?? consoleLogger();
@@ -99,6 +98,12 @@ export class Switchboard {
   get replays(): ReplayEngine {
     if (!this.replayEngine) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
     return this.replayEngine;
+  }
+
+  /** Test events (src/core/test-events); available once started. */
+  get testEvents(): TestEventSender {
+    if (!this.testEventSender) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
+    return this.testEventSender;
   }
 
   /** The UI API (src/shared/api.ts), served over HTTP here and over IPC by the desktop shell. */
@@ -129,7 +134,10 @@ export class Switchboard {
 
   async start(): Promise<void> {
     const { options } = this;
+    // Before anything is written: the database, token and config are for this account only.
+    usePrivateUmask();
     await ensureWritableDir(options.dataDir);
+    const permissions = fixDataDirPermissions(options.dataDir);
     if (options.config !== undefined) {
       this.currentConfig = parseConfig(options.config, 'config');
     } else {
@@ -137,11 +145,27 @@ export class Switchboard {
     }
     for (const warning of configWarnings(this.currentConfig)) this.logger.warn(warning);
     this.providers.load(this.currentConfig);
-    this.controlToken = options.token ?? (await loadOrCreateToken(options.dataDir));
 
     try {
-      this.sql = await openDatabase(options.databaseUrl ?? this.currentConfig.database.url, options);
-      this.closers.push({ name: 'database', close: () => this.eventStore?.close() ?? this.sql?.close() });
+      const fixed = describePermissionFix(options.dataDir, await permissions);
+      if (fixed) this.logger.warn(fixed);
+      this.controlToken = options.token ?? (await loadOrCreateToken(options.dataDir));
+      const url = options.databaseUrl ?? this.currentConfig.database.url;
+      if (!url && !embeddedDatabaseExists(options.dataDir)) {
+        this.logger.info(`creating the database in ${options.dataDir} — first start only, this takes a few seconds`);
+      }
+      // The database opens (in its worker thread, on the other core) while this thread loads the
+      // modules only needed once it is open: start-up is the longer of the two, not their sum.
+      const opening = openDatabase(url, options).then((sql) => {
+        this.sql = sql;
+        this.closers.push({ name: 'database', close: () => this.eventStore?.close() ?? this.sql?.close() });
+        return sql;
+      });
+      const [opened, loaded] = await Promise.allSettled([opening, loadServices()]);
+      if (opened.status === 'rejected') throw opened.reason;
+      if (loaded.status === 'rejected') throw loaded.reason;
+      const { EventStore, migrate, ReplayEngine, Forwarder, QueueManager, Receiver, ControlServer, setupApi, setupMcp } = loaded.value;
+      this.sql = opened.value;
       await migrate(this.sql, defaultMigrationsDir());
       this.eventStore = new EventStore(this.sql, { maxRejections: () => this.currentConfig.retention.max_rejections });
       const stopWatching = await this.eventStore.watchOtherInstances((event) => this.bus.emit('event', event));
@@ -152,7 +176,15 @@ export class Switchboard {
       const forwarder = new Forwarder({ engine: replays, bus: this.bus, config: () => this.currentConfig, logger: this.logger });
       this.onStop('forward rules', () => forwarder.close());
 
-      const deps = { store: this.eventStore, bus: this.bus, providers: this.providers, logger: this.logger };
+      const testMarks = new TestMarks();
+      const deps = { store: this.eventStore, bus: this.bus, providers: this.providers, logger: this.logger, testMarks };
+      this.testEventSender = new TestEventSender({
+        providers: this.providers,
+        config: () => this.currentConfig,
+        marks: testMarks,
+        receiverUrl: () => this.url.receiver,
+        now: this.now,
+      });
       const queues = new QueueManager(deps, () => this.currentConfig);
       queues.start();
       this.onStop('queues', () => queues.stop());
@@ -187,6 +219,7 @@ export class Switchboard {
       };
       this.startRetention();
       this.watchConfig();
+      this.watchControlToken();
     } catch (error) {
       await this.stop();
       throw error;
@@ -211,27 +244,51 @@ export class Switchboard {
     this.bus.emit('config-changed');
   }
 
+  /** Hand edits of config.json apply live (src/core/config-watcher.ts); a given config has no file. */
   private watchConfig(): void {
-    if (this.options.config !== undefined || !existsSync(this.configPath)) return;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      this.configWatcher = watch(this.configPath, () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          loadConfigFile(this.configPath)
-            .then(({ config }) => {
-              if (JSON.stringify(config) !== JSON.stringify(this.currentConfig)) {
-                this.applyConfig(config);
-                this.logger.info(`reloaded ${this.configPath}`);
-              }
-            })
-            .catch((error: Error) => this.logger.error(`${error.message} — keeping the previous configuration`));
-        }, 100);
-      });
-      this.closers.push({ name: 'config watcher', close: () => (clearTimeout(timer), this.configWatcher?.close()) });
-    } catch {
-      // Watching is a convenience; edits through the UI reload without it.
-    }
+    if (this.options.config !== undefined) return;
+    const watcher = watchConfigFile({
+      path: this.configPath,
+      logger: this.logger,
+      current: () => this.currentConfig,
+      apply: (config) => {
+        // A provider added by hand whose env variable was never set would only show up as 503s.
+        const missingBefore = new Set(this.providersMissingSecrets().map(({ name }) => name));
+        this.applyConfig(config);
+        return this.providersMissingSecrets()
+          .filter(({ name }) => !missingBefore.has(name))
+          .map(({ name, advice }) => `provider "${name}" has no usable secret: ${advice}`);
+      },
+    });
+    this.onStop('config watcher', () => watcher.close());
+  }
+
+  /** A control-token file replaced by hand applies at once; SWITCHBOARD_TOKEN (options.token) has no file. */
+  private watchControlToken(): void {
+    if (this.options.token !== undefined) return;
+    const watcher = watchControlToken({
+      path: join(this.options.dataDir, TOKEN_FILE),
+      logger: this.logger,
+      current: () => this.token,
+      apply: (token) => {
+        this.controlToken = token;
+        this.control.setToken(token);
+        if (this.urls) this.urls = { ...this.urls, ui: `${this.urls.control}/#token=${token}` };
+      },
+    });
+    this.onStop('control-token watcher', () => watcher.close());
+  }
+
+  /** Enabled providers whose secret (or Redis URL) resolves to nothing, with what to do. */
+  private providersMissingSecrets(): { name: string; advice: string }[] {
+    return this.currentConfig.providers.flatMap((provider) => {
+      if (!provider.enabled) return [];
+      if ('url' in provider) {
+        return this.providers.resolveSecret(provider.url) === undefined ? [{ name: provider.name, advice: this.providers.missingSecretAdvice([provider.url], 'URL') }] : [];
+      }
+      const advice = this.providers.webhook(provider.name)?.secretAdvice;
+      return advice ? [{ name: provider.name, advice }] : [];
+    });
   }
 
   private startRetention(): void {
@@ -283,8 +340,38 @@ export class Switchboard {
     }
     this.eventStore = undefined;
     this.replayEngine = undefined;
+    this.testEventSender = undefined;
     this.sql = undefined;
   }
+}
+
+/**
+ * What start() needs only once the database is open, imported while it opens (they weigh
+ * ~400 ms of module loading: the MCP SDK, undici, ioredis, zod schemas).
+ */
+async function loadServices() {
+  const [api, mcp, queues, receiver, forward, replay, control, store, migrations] = await Promise.all([
+    import('./api/http.js'),
+    import('./mcp/setup.js'),
+    import('./queue/queue-manager.js'),
+    import('./receiver/receiver.js'),
+    import('./replay/forward.js'),
+    import('./replay/replay.js'),
+    import('./control/server.js'),
+    import('./store/event-store.js'),
+    import('./store/migrations.js'),
+  ]);
+  return {
+    setupApi: api.setupApi,
+    setupMcp: mcp.setupMcp,
+    QueueManager: queues.QueueManager,
+    Receiver: receiver.Receiver,
+    Forwarder: forward.Forwarder,
+    ReplayEngine: replay.ReplayEngine,
+    ControlServer: control.ControlServer,
+    EventStore: store.EventStore,
+    migrate: migrations.migrate,
+  };
 }
 
 /** `memory://` (tests), a PostgreSQL URL (team mode), else PGlite in the data dir. */

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { app, BrowserWindow, ipcMain, Menu, nativeImage, protocol, safeStorage, session, shell, Tray } from 'electron';
+import { usePrivateUmask } from '../core/private-files.js';
 import { createSwitchboard } from '../core/switchboard.js';
 import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, STARTUP_ERROR_URL, createAppProtocolHandler, isAppUrl } from './app-protocol.js';
 import { startupErrorHtml, type StartupFailure } from './error-screen.js';
@@ -22,6 +23,9 @@ const logPath = join(app.getPath('logs'), 'switchboard.log');
 const dataDir = app.getPath('userData');
 const logger = fileLogger(logPath);
 let failure: StartupFailure | null = null;
+
+// Before anything is written: the database, token, config and secrets are for this account only.
+usePrivateUmask();
 
 // Before `ready`, or the scheme gets no origin and no secure context.
 protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);

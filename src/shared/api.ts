@@ -9,6 +9,7 @@ import {
   ReplaySchema,
   TrustModeSchema,
 } from './events.js';
+import { CursorInputSchema, inputText, MAX_NAME_CHARS, MAX_TEXT_CHARS, MAX_URL_CHARS } from './input.js';
 import { PROVIDER_KINDS, ProviderStatusSchema } from './providers.js';
 
 /**
@@ -26,13 +27,13 @@ import { PROVIDER_KINDS, ProviderStatusSchema } from './providers.js';
 export const EVENTS_PAGE_MAX = 500;
 
 export const ListEventsInputSchema = z.strictObject({
-  provider: z.string().min(1).optional(),
-  event_type: z.string().min(1).optional(),
+  provider: inputText(MAX_NAME_CHARS).optional(),
+  event_type: inputText().optional(),
   trust_mode: TrustModeSchema.optional(),
   origin: OriginSchema.optional(),
-  external_id: z.string().min(1).optional(),
-  search: z.string().max(1000).optional().describe('free text matched against raw payloads and event types'),
-  cursor: z.string().min(1).optional(),
+  external_id: inputText().optional(),
+  search: inputText(MAX_TEXT_CHARS, 0).optional().describe('free text matched against raw payloads and event types'),
+  cursor: CursorInputSchema.optional(),
   limit: z.number().int().min(1).max(EVENTS_PAGE_MAX).default(100),
 });
 export const ListEventsOutputSchema = z.object({
@@ -48,13 +49,27 @@ export const GetEventOutputSchema = z.object({
 
 export const ReplayEventInputSchema = z.strictObject({
   id: z.number().int().positive(),
-  target_url: z.string().min(1).optional().describe('defaults to replay.default_target'),
+  target_url: inputText(MAX_URL_CHARS).optional().describe('defaults to replay.default_target'),
   resign: z.boolean().optional().describe('defaults to replay.resign'),
   payload: z.string().optional().describe('edited body to send instead of the stored one'),
   payload_encoding: z.enum(PAYLOAD_ENCODINGS).default('utf8'),
-  headers: z.record(z.string(), z.string()).optional().describe('headers to add or override'),
+  headers: z.record(inputText(MAX_NAME_CHARS), inputText(MAX_URL_CHARS * 4, 0)).optional().describe('headers to add or override'),
 });
 export const ReplayEventOutputSchema = ReplaySchema;
+
+/**
+ * A replay built but not sent ("Copy as cURL (re-signed)"): the body and headers the replay
+ * engine would send to `target_url`, with a fresh signature when re-signing is possible.
+ */
+export const PrepareReplayInputSchema = ReplayEventInputSchema;
+export const PrepareReplayOutputSchema = z.object({
+  target_url: z.string(),
+  headers: z.record(z.string(), z.string()).describe('the headers a replay sends, fresh signature included'),
+  payload: z.string(),
+  payload_encoding: z.enum(PAYLOAD_ENCODINGS),
+  resigned: z.boolean(),
+  warning: z.string().nullable().describe('why the request is not re-signed when re-signing was asked for'),
+});
 
 export const ListReplaysInputSchema = z.strictObject({ event_id: z.number().int().positive() });
 export const ListReplaysOutputSchema = z.object({ replays: z.array(ReplaySchema) });
@@ -73,23 +88,38 @@ export const TestEventInfoSchema = z.object({
 });
 export type TestEventInfo = z.infer<typeof TestEventInfoSchema>;
 
-export const ListTestEventsInputSchema = z.strictObject({ provider: z.string().min(1).optional() });
+export const ListTestEventsInputSchema = z.strictObject({ provider: inputText(MAX_NAME_CHARS).optional().describe('one provider; default: every configured one') });
 export const ListTestEventsOutputSchema = z.object({ test_events: z.array(TestEventInfoSchema) });
 
 export const SendTestEventInputSchema = z.strictObject({
-  provider: z.string().min(1),
-  event_type: z.string().min(1).optional().describe("defaults to the kind's first fixture"),
-  overrides: z.record(z.string(), z.unknown()).optional().describe('dot path → JSON value, e.g. {"data.object.amount_total": 999}'),
+  provider: inputText(MAX_NAME_CHARS),
+  event_type: inputText().optional().describe("defaults to the kind's first fixture"),
+  overrides: z.record(inputText(), z.unknown()).optional().describe('dot path → JSON value, e.g. {"data.object.amount_total": 999}'),
   payload: z.string().optional().describe('a whole payload instead of the fixture (sent as is, signed)'),
 });
 export const SendTestEventOutputSchema = z.object({ event: EventSummarySchema });
 
-export const ImportEventsInputSchema = z.strictObject({ ndjson: z.string().describe('NDJSON as written by export') });
+export const ImportEventsInputSchema = z.strictObject({ ndjson: z.string().describe('NDJSON as written by export (for big files, stream them to POST /api/import)') });
 export const ImportEventsOutputSchema = z.object({
   imported: z.number().int().nonnegative(),
-  duplicates: z.number().int().nonnegative(),
-  errors: z.array(z.object({ line: z.number().int().positive(), message: z.string() })),
+  duplicates: z.number().int().nonnegative().describe('lines already stored (same provider and external_id, or same provider, time and payload)'),
+  errors: z.array(z.object({ line: z.number().int().positive(), message: z.string() })).describe('lines not imported, with why; at most 100 are listed'),
+  error_count: z.number().int().nonnegative().describe('every line not imported, listed or not'),
 });
+
+/** `GET /api/export` query (DESIGN §12): the list filters plus a time window; times ISO-8601. */
+export const EXPORT_FORMATS = ['ndjson', 'har'] as const;
+export const ExportQuerySchema = z.strictObject({
+  format: z.enum(EXPORT_FORMATS).default('ndjson'),
+  provider: z.string().min(1).optional(),
+  event_type: z.string().min(1).optional(),
+  trust_mode: TrustModeSchema.optional(),
+  origin: OriginSchema.optional(),
+  search: z.string().min(1).max(1000).optional(),
+  since: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).optional().describe('received at or after (inclusive)'),
+  until: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).optional().describe('received before (exclusive)'),
+});
+export type ExportQuery = z.infer<typeof ExportQuerySchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Providers
@@ -111,29 +141,29 @@ export type SecretSourceView = z.infer<typeof SecretSourceViewSchema>;
  * index" so editing a provider never needs the old secret back.
  */
 export const SecretInputSchema = z.union([
-  z.strictObject({ env: z.string().min(1) }),
-  z.strictObject({ value: z.string().min(1) }),
+  z.strictObject({ env: inputText(MAX_NAME_CHARS) }),
+  z.strictObject({ value: inputText(MAX_URL_CHARS * 4) }),
   z.strictObject({ keep: z.number().int().nonnegative() }),
 ]);
 export type SecretInput = z.infer<typeof SecretInputSchema>;
 
 /** One provider's config.json entry as the UI edits it (snake_case, as in the file). */
 export const ProviderInputSchema = z.strictObject({
-  name: z.string().min(1),
+  name: inputText(MAX_NAME_CHARS),
   kind: ProviderKindSchema,
   enabled: z.boolean().optional(),
-  forward_to: z.array(z.string().min(1)).optional(),
+  forward_to: z.array(inputText(MAX_URL_CHARS)).max(100).optional(),
   // webhook kinds
   secrets: z.array(SecretInputSchema).optional().describe('omitted on update: keep the current secrets'),
   tolerance_s: z.number().int().positive().optional(),
-  public_key: z.string().optional(),
+  public_key: inputText(MAX_NAME_CHARS, 0).optional(),
   // queue kinds
   url: SecretInputSchema.optional().describe('Redis URL (may hold a password, so it is write-only too)'),
-  channels: z.array(z.string().min(1)).optional(),
-  patterns: z.array(z.string().min(1)).optional(),
-  stream: z.string().min(1).optional(),
-  group: z.string().min(1).optional(),
-  type_field: z.string().min(1).optional(),
+  channels: z.array(inputText()).max(100).optional(),
+  patterns: z.array(inputText()).max(100).optional(),
+  stream: inputText().optional(),
+  group: inputText().optional(),
+  type_field: inputText(MAX_NAME_CHARS).optional(),
 });
 export type ProviderInput = z.infer<typeof ProviderInputSchema>;
 
@@ -172,19 +202,19 @@ export const ListProvidersOutputSchema = z.object({
 
 export const AddProviderInputSchema = z.strictObject({ provider: ProviderInputSchema });
 export const UpdateProviderInputSchema = z.strictObject({
-  name: z.string().min(1).describe('current name (the provider may be renamed)'),
+  name: inputText(MAX_NAME_CHARS).describe('current name (the provider may be renamed)'),
   provider: ProviderInputSchema,
 });
 export const ProviderOutputSchema = z.object({ provider: ProviderViewSchema });
 
-export const RemoveProviderInputSchema = z.strictObject({ name: z.string().min(1) });
+export const RemoveProviderInputSchema = z.strictObject({ name: inputText(MAX_NAME_CHARS) });
 export const RemoveProviderOutputSchema = z.object({ removed: z.string() });
 
-export const SetProviderEnabledInputSchema = z.strictObject({ name: z.string().min(1), enabled: z.boolean() });
+export const SetProviderEnabledInputSchema = z.strictObject({ name: inputText(MAX_NAME_CHARS), enabled: z.boolean() });
 
 export const ListRejectionsInputSchema = z.strictObject({
-  provider: z.string().min(1).optional(),
-  cursor: z.string().min(1).optional(),
+  provider: inputText(MAX_NAME_CHARS).optional(),
+  cursor: CursorInputSchema.optional(),
   limit: z.number().int().min(1).max(EVENTS_PAGE_MAX).default(100),
 });
 export const ListRejectionsOutputSchema = z.object({
@@ -232,14 +262,14 @@ export const UpdateSettingsInputSchema = z.strictObject({
     .strictObject({
       port: portInput.optional(),
       max_body_bytes: z.number().int().positive().optional(),
-      public_url: z.string().nullable().optional().describe('null removes it'),
+      public_url: inputText(MAX_URL_CHARS).nullable().optional().describe('null removes it'),
     })
     .optional(),
   control: z.strictObject({ port: portInput.optional() }).optional(),
   replay: z
     .strictObject({
-      default_target: z.string().nullable().optional(),
-      allow_hosts: z.array(z.string().min(1)).optional(),
+      default_target: inputText(MAX_URL_CHARS).nullable().optional(),
+      allow_hosts: z.array(inputText(MAX_NAME_CHARS)).max(1000).optional(),
       timeout_ms: z.number().int().positive().optional(),
       resign: z.boolean().optional(),
     })
@@ -251,7 +281,7 @@ export const UpdateSettingsInputSchema = z.strictObject({
       max_rejections: z.number().int().positive().optional(),
     })
     .optional(),
-  database: z.strictObject({ url: z.string().min(1).nullable() }).optional(),
+  database: z.strictObject({ url: inputText(MAX_URL_CHARS).nullable() }).optional(),
 });
 export const UpdateSettingsOutputSchema = z.object({
   settings: SettingsSchema,
@@ -282,8 +312,12 @@ export const API = {
   listEvents: { input: ListEventsInputSchema, output: ListEventsOutputSchema },
   getEvent: { input: GetEventInputSchema, output: GetEventOutputSchema },
   replayEvent: { input: ReplayEventInputSchema, output: ReplayEventOutputSchema },
+  prepareReplay: { input: PrepareReplayInputSchema, output: PrepareReplayOutputSchema },
   listReplays: { input: ListReplaysInputSchema, output: ListReplaysOutputSchema },
   clearEvents: { input: ClearEventsInputSchema, output: ClearEventsOutputSchema },
+  listTestEvents: { input: ListTestEventsInputSchema, output: ListTestEventsOutputSchema },
+  sendTestEvent: { input: SendTestEventInputSchema, output: SendTestEventOutputSchema },
+  importEvents: { input: ImportEventsInputSchema, output: ImportEventsOutputSchema },
   listProviders: { input: ListProvidersInputSchema, output: ListProvidersOutputSchema },
   addProvider: { input: AddProviderInputSchema, output: ProviderOutputSchema },
   updateProvider: { input: UpdateProviderInputSchema, output: ProviderOutputSchema },

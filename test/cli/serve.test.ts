@@ -58,6 +58,38 @@ describe('switchboard serve', () => {
   });
 });
 
+describe('a provider whose secret is missing', () => {
+  it('is named in the banner and the 503 with its variable, and says to restart', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-cli-secret-'));
+    await writeFile(
+      join(dir, 'config.json'),
+      JSON.stringify({
+        providers: [
+          { name: 'github', kind: 'github', secrets: [{ env: 'SB_TEST_GITHUB_WEBHOOK_SECRET' }] },
+          { name: 'desk', kind: 'stripe', secrets: [{ stored: 'stripe-1' }] },
+          { name: 'jobs', kind: 'redis-stream', url: { env: 'SB_TEST_REDIS_URL' }, stream: 'jobs' },
+        ],
+      }),
+    );
+    const run = await spawnServe(['--data-dir', dir, '--port', '0', '--control-port', '0'], { SB_TEST_GITHUB_WEBHOOK_SECRET: '' });
+    try {
+      const out = run.stdout();
+      const advice = 'set SB_TEST_GITHUB_WEBHOOK_SECRET in the environment switchboard starts with and restart it, or store the secret in config.json / the UI';
+      expect(out).toMatch(/github\s+http:\S+\/webhooks\/github {2}\(SECRET MISSING: deliveries get 503\)\n\s+fix: (.*)\n/);
+      expect(out).toContain(`fix: ${advice}\n`);
+      expect(out).toContain('fix: the secret stored as stripe-1 is kept by the desktop app, which switchboard serve cannot read');
+      expect(out).toContain('fix: set SB_TEST_REDIS_URL in the environment switchboard starts with and restart it, or store the URL in config.json / the UI');
+      const answer = await fetch(`${run.receiver}/webhooks/github`, { method: 'POST', body: '{}', headers: { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` } });
+      expect(answer.status).toBe(503);
+      expect(await answer.json()).toEqual({ error: 'secret_not_configured', hint: `provider "github" has no usable secret: ${advice}; then deliver again` });
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('serve refuses to start with one clear line and exit code 2', () => {
   it('on a broken config file, naming the JSON path', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'switchboard-cli-bad-'));
@@ -102,6 +134,15 @@ describe('serve refuses to start with one clear line and exit code 2', () => {
     expect(result.code).toBe(2);
     expectOneClearLine(result.stderr, /cannot connect to PostgreSQL/);
     expect(result.stderr).not.toContain('hunter2');
+  });
+
+  it('on a control-token written by hand that is too short, instead of silently replacing it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-cli-token-'));
+    await writeFile(join(dir, 'control-token'), 'hunter2\n');
+    const result = await serveFailure(['--data-dir', dir, '--port', '0', '--control-port', '0'], { SWITCHBOARD_TOKEN: '' });
+    expect(result.code).toBe(2);
+    expectOneClearLine(result.stderr, /control-token: a control token is one line of at least 32 characters/);
+    expect(await readFile(join(dir, 'control-token'), 'utf8')).toBe('hunter2\n');
   });
 
   it('on a bad flag value', async () => {

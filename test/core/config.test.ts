@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configWarnings, loadConfigFile, parseConfig, resolveSecrets, writeConfigFile } from '../../src/core/config.js';
+import { configWarnings, loadConfigFile, missingSecretAdvice, parseConfig, resolveSecrets, writeConfigFile } from '../../src/core/config.js';
 import { SwitchboardError } from '../../src/core/errors.js';
 
 function configError(input: unknown): string {
@@ -91,5 +91,17 @@ describe('config', () => {
     await expect(writeConfigFile(path, { providers: [{ name: 'BAD', kind: 'open' }] })).rejects.toThrow(/providers\[0\]\.name/);
     expect(JSON.parse(await readFile(path, 'utf8')).providers[0].name).toBe('homelab');
     expect(await readdir(dir)).toEqual(['config.json']);
+  });
+
+  it('says what to do about a missing secret, naming every source and never a value', () => {
+    expect(missingSecretAdvice([{ env: 'A' }, { env: 'B' }], { vault: false })).toBe(
+      'set A or B in the environment switchboard starts with and restart it, or store the secret in config.json / the UI',
+    );
+    expect(missingSecretAdvice([{ stored: 'gh-1' }], { vault: true })).toBe(
+      "the secret stored as gh-1 is no longer in this machine's keychain: enter it again on the Providers screen",
+    );
+    expect(missingSecretAdvice([{ stored: 'gh-1' }], { vault: false })).toMatch(/kept by the desktop app, which switchboard serve cannot read/);
+    expect(missingSecretAdvice([{ env: 'REDIS_URL' }], { vault: false, what: 'URL' })).toMatch(/store the URL in config\.json/);
+    expect(missingSecretAdvice([], { vault: false })).toBe('add a secret to this provider in config.json or on the Providers screen');
   });
 });

@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { sign as githubSign, verify as githubVerify } from '@octokit/webhooks-methods';
 import { isValidSlackRequest } from '@slack/bolt';
 import Stripe from 'stripe';
@@ -125,11 +127,18 @@ describe('github', () => {
     expect(garbled).toMatchObject({ status: 401, json: { error: 'signature_malformed' } });
   });
 
-  it('answers 503 secret_not_configured when the secret source is empty', async () => {
+  it('answers 503 secret_not_configured naming the variable and saying to restart', async () => {
     const answer = await t.deliver('/webhooks/nosecret', '{}', { 'x-hub-signature-256': await githubSign('x', '{}') });
-    expect(answer).toMatchObject({ status: 503, json: { error: 'secret_not_configured' } });
+    const advice = 'set NOT_SET in the environment switchboard starts with and restart it, or store the secret in config.json / the UI';
+    expect(answer).toMatchObject({ status: 503, json: { error: 'secret_not_configured', hint: `provider "nosecret" has no usable secret: ${advice}; then deliver again` } });
     const rejections = await t.sb.store.listRejections({ provider: 'nosecret', limit: 10 });
-    expect(rejections.items[0]?.reason).toBe('secret_not_configured');
+    expect(rejections.items[0]).toMatchObject({ reason: 'secret_not_configured', hint: expect.stringContaining(advice) });
+    // The same words wherever the provider is shown (UI Providers screen, API, MCP list_providers).
+    expect(t.sb.providers.statuses().find((provider) => provider.name === 'nosecret')).toMatchObject({
+      secret_status: 'missing',
+      last_error: `no usable secret, deliveries are refused (503): ${advice}`,
+    });
+    expect(t.sb.providers.statuses().find((provider) => provider.name === 'github')).not.toHaveProperty('last_error');
   });
 
   it('the stored signature header round-trips through the official verifier before redaction', async () => {
@@ -261,9 +270,40 @@ describe('token and open', () => {
     expect(await t.sb.store.latestEventId()).toBe(before);
   });
 
-  it('honours X-Forwarded-For from a loopback peer (the tunnel agent)', async () => {
-    const answer = await t.deliver('/webhooks/homelab', '{}', { 'x-forwarded-for': '203.0.113.9, 10.0.0.1' });
-    expect((await t.sb.store.getEvent(answer.json.id))!.source_ip).toBe('203.0.113.9');
+  it('takes the rightmost valid X-Forwarded-For IP from a loopback peer (the hop the tunnel agent appended)', async () => {
+    const cases: [forwarded: string | string[], expected: string][] = [
+      ['203.0.113.9', '203.0.113.9'],
+      // The client wrote the left part; the tunnel agent appended the real address.
+      ['203.0.113.9, 10.0.0.1', '10.0.0.1'],
+      ['1.1.1.1, 8.8.8.8, 198.51.100.7', '198.51.100.7'],
+      ['198.51.100.7, not-an-ip', '198.51.100.7'],
+      ['198.51.100.7, 192.0.2.1:443, 999.1.1.1, ', '198.51.100.7'],
+      ['[2001:db8::1]', '2001:db8::1'],
+      ['2001:DB8::2', '2001:db8::2'],
+      ['::ffff:192.0.2.77', '192.0.2.77'],
+      [`${'x'.repeat(5000)}, 192.0.2.5`, '192.0.2.5'],
+      // Two header lines: Node joins them in order, the last line is the agent's.
+      [['192.0.2.10', '192.0.2.11'], '192.0.2.11'],
+      // Nothing usable: the socket peer.
+      ['garbage, <script>, ', '127.0.0.1'],
+      ['', '127.0.0.1'],
+    ];
+    for (const [forwarded, expected] of cases) {
+      const id = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          `${t.sb.url.receiver}/webhooks/homelab`,
+          { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': forwarded } },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk) => (body += chunk));
+            res.on('end', () => resolve(JSON.parse(body).id));
+          },
+        );
+        req.on('error', reject);
+        req.end('{}');
+      });
+      expect({ forwarded, source_ip: (await t.sb.store.getEvent(id))!.source_ip }).toEqual({ forwarded, source_ip: expected });
+    }
   });
 });
 
@@ -280,5 +320,28 @@ describe('receiver port', () => {
     const response = await fetch(`${t.sb.url.receiver}/webhooks/homelab`);
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('X-Forwarded-For from a peer that is not loopback', () => {
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((address) => address && !address.internal && address.family === 'IPv4')?.address;
+
+  it.skipIf(!external)('is ignored: the socket peer is the source', async () => {
+    const remote = await startTestSwitchboard({ receiver: { host: '0.0.0.0' }, providers: [{ name: 'homelab', kind: 'open' }] });
+    try {
+      const port = new URL(remote.sb.url.receiver).port;
+      const response = await fetch(`http://${external}:${port}/webhooks/homelab`, {
+        method: 'POST',
+        body: '{}',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9, 198.51.100.7' },
+      });
+      expect(response.status).toBe(200);
+      const { id } = (await response.json()) as { id: number };
+      expect((await remote.sb.store.getEvent(id))!.source_ip).toBe(external);
+    } finally {
+      await remote.close();
+    }
   });
 });

@@ -3,10 +3,11 @@ import { API, type ApiOutput, type ApiParsedInput, type ProviderInput, type Secr
 import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
 import { REDACTED } from '../../shared/events.js';
 import { QUEUE_KINDS } from '../../shared/providers.js';
-import { formatPath, readConfigJson, type Config, type ConfigInput, type SecretSource } from '../config.js';
+import { formatPath, readConfigJson, restartRequiredChanges, type Config, type ConfigInput, type SecretSource } from '../config.js';
 import { SwitchboardError } from '../errors.js';
 import type { Switchboard } from '../switchboard.js';
-import { toEventDetail, toWireReplay } from './wire.js';
+import { importStream } from '../export/routes.js';
+import { encodeBytes, toEventDetail, toWireReplay } from './wire.js';
 
 /**
  * The one implementation of the UI API (src/shared/api.ts). The HTTP transport (`/api` on the
@@ -80,6 +81,27 @@ function implement(sb: Switchboard): Implementation {
       return toWireReplay(record);
     },
 
+    async prepareReplay(input) {
+      const prepared = await sb.replays.prepare({
+        eventId: input.id,
+        ...(input.target_url !== undefined ? { targetUrl: input.target_url } : {}),
+        ...(input.resign !== undefined ? { resign: input.resign } : {}),
+        ...(input.payload !== undefined ? { payload: new Uint8Array(Buffer.from(input.payload, input.payload_encoding)) } : {}),
+        ...(input.headers !== undefined ? { headers: input.headers } : {}),
+        requestedBy: 'ui',
+      });
+      const body = encodeBytes(prepared.body);
+      const wanted = input.resign ?? sb.config.replay.resign;
+      return {
+        target_url: prepared.targetUrl,
+        headers: prepared.headers,
+        payload: body.text,
+        payload_encoding: body.encoding,
+        resigned: prepared.resigned,
+        warning: wanted && !prepared.resigned ? `event ${input.id} cannot be re-signed (its provider is gone, has no secret, or its scheme cannot be re-signed): the command carries no signature` : null,
+      };
+    },
+
     async listReplays({ event_id }) {
       return { replays: (await sb.store.listReplays(event_id)).map(toWireReplay) };
     },
@@ -87,6 +109,24 @@ function implement(sb: Switchboard): Implementation {
     async clearEvents() {
       await sb.store.clearEvents();
       return { cleared: true as const };
+    },
+
+    async listTestEvents({ provider }) {
+      return { test_events: sb.testEvents.list(provider) };
+    },
+
+    async sendTestEvent(input) {
+      const event = await sb.testEvents.send({
+        provider: input.provider,
+        ...(input.event_type !== undefined ? { eventType: input.event_type } : {}),
+        ...(input.overrides !== undefined ? { overrides: input.overrides } : {}),
+        ...(input.payload !== undefined ? { payload: input.payload } : {}),
+      });
+      return { event };
+    },
+
+    async importEvents({ ndjson }) {
+      return importStream(sb, [ndjson]);
     },
 
     async listProviders() {
@@ -182,11 +222,7 @@ function implement(sb: Switchboard): Implementation {
         await sb.updateConfig(raw as ConfigInput);
       });
       const after = sb.config;
-      const restartRequired: string[] = [];
-      if (after.receiver.port !== before.receiver.port) restartRequired.push('receiver.port');
-      if (after.control.port !== before.control.port) restartRequired.push('control.port');
-      if (after.database.url !== before.database.url) restartRequired.push('database.url');
-      return { settings: settingsOf(sb), restart_required: restartRequired };
+      return { settings: settingsOf(sb), restart_required: restartRequiredChanges(before, after) };
     },
 
     async getServerInfo() {

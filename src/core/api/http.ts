@@ -7,12 +7,15 @@ import type { Switchboard } from '../switchboard.js';
 import { toApiError } from './api-error.js';
 import { createApiHandlers } from './handlers.js';
 import { subscribeLive } from './live.js';
+import { importStream, isNdjsonRequest, parseExportQuery, streamExport } from '../export/routes.js';
 
 /**
  * The UI API over HTTP, mounted at `/api` on the control port (which has already checked Host,
  * Origin and the bearer token before anything here runs):
  *   POST /api/<method>  JSON input → 200 JSON output | { error: { code, message, hint? } }
  *   GET  /api/live      Server-Sent Events, one LiveMessage JSON per `data:` line
+ *   GET  /api/export    ?format=ndjson|har&filters… — the event log, streamed (export/routes.ts)
+ *   POST /api/import    an NDJSON body (content-type application/x-ndjson), streamed in
  * Requiring `content-type: application/json` keeps every call out of reach of a plain HTML
  * form even if the other checks were ever loosened.
  */
@@ -39,6 +42,33 @@ export function setupApi(sb: Switchboard): SwitchboardApi {
     if (name === 'live') {
       if (req.method !== 'GET') return sendError(res, 405, 'invalid_argument', 'use GET /api/live');
       return openLiveStream(sb, req, res, streams);
+    }
+    if (name === 'export') {
+      if (req.method !== 'GET') return sendError(res, 405, 'invalid_argument', 'use GET /api/export?format=ndjson|har');
+      let query;
+      try {
+        query = parseExportQuery(url.searchParams);
+      } catch (error) {
+        const body = toApiError(error, sb.logger, 'api export');
+        return sendJson(res, httpStatusFor(body.code), { error: body });
+      }
+      return streamExport(sb, query, res).catch((error: unknown) => {
+        // Mid-stream, the status line is gone: all that is left is to cut the response short.
+        sb.logger.error(`api export: ${(error as Error).message}`);
+        if (!res.headersSent) sendJson(res, 500, { error: toApiError(error, sb.logger, 'api export') });
+        else res.destroy();
+      });
+    }
+    if (name === 'import') {
+      if (req.method !== 'POST') return sendError(res, 405, 'invalid_argument', 'use POST /api/import with an NDJSON body');
+      if (!isNdjsonRequest(req)) return sendError(res, 415, 'invalid_argument', 'send the export lines as content-type: application/x-ndjson');
+      try {
+        sendJson(res, 200, await importStream(sb, req as AsyncIterable<Buffer>));
+      } catch (error) {
+        const body = toApiError(error, sb.logger, 'api import');
+        sendJson(res, httpStatusFor(body.code), { error: body });
+      }
+      return;
     }
     if (!METHODS.has(name)) return sendError(res, 404, 'not_found', `no API method "${name}"`);
     if (req.method !== 'POST') return sendError(res, 405, 'invalid_argument', `use POST /api/${name}`);

@@ -9,19 +9,23 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
+import { SwitchboardError } from '../errors.js';
 import { safeEqual } from '../providers/crypto.js';
+import { unusableTokenReason } from './token-watcher.js';
 
 export const TOKEN_FILE = 'control-token';
-
-const LOOPBACK_HOSTNAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /** Reads `<dataDir>/control-token`, creating it (0600) on first run. */
 export async function loadOrCreateToken(dataDir: string): Promise<string> {
   const path = join(dataDir, TOKEN_FILE);
   try {
     const existing = (await readFile(path, 'utf8')).trim();
-    if (existing.length >= 32) return existing;
+    // A token written by hand is never silently replaced: its owner's clients would just get 401s.
+    const unusable = existing === '' ? null : unusableTokenReason(existing);
+    if (unusable) throw new SwitchboardError('config_invalid', `${path}: ${unusable}`, { hint: 'put such a token in the file, or delete it and a new one is created' });
+    if (existing !== '') return existing;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -32,31 +36,73 @@ export async function loadOrCreateToken(dataDir: string): Promise<string> {
   return token;
 }
 
-function hostnameOf(hostHeader: string): string {
-  if (hostHeader.startsWith('[')) {
-    const end = hostHeader.indexOf(']');
-    return end > 0 ? hostHeader.slice(0, end + 1) : hostHeader;
+/**
+ * `localhost`, a 127.0.0.0/8 literal in plain dotted-quad form, or `[::1]`, with an optional
+ * numeric port — nothing else. Parsed by hand, not with `new URL()`, which would accept and
+ * rewrite `127.1`, `2130706433` or `LOCALHOST.`; anything odd (userinfo, a trailing dot, a
+ * suffix after the bracket, a non-numeric port) is refused rather than interpreted. Hostnames
+ * are case-insensitive (RFC 9110), so `LOCALHOST` is localhost.
+ */
+const AUTHORITY = /^(localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
+
+function isLoopbackAuthority(authority: string): boolean {
+  const match = AUTHORITY.exec(authority);
+  if (!match) return false;
+  const [, host, port] = match as unknown as [string, string, string | undefined];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65_535)) return false;
+  if (host.startsWith('[')) return isLoopbackIpv6(host.slice(1, -1));
+  if (host.toLowerCase() === 'localhost') return true;
+  const octets = host.split('.');
+  // Leading zeros are refused: some parsers read them as octal.
+  return octets[0] === '127' && octets.every((octet) => /^(?:0|[1-9]\d{0,2})$/.test(octet) && Number(octet) <= 255);
+}
+
+/** `::1` in any spelling (`0:0:0:0:0:0:0:1`, `::0001`), and nothing else (no IPv4-mapped forms). */
+function isLoopbackIpv6(address: string): boolean {
+  if (isIP(address) !== 6) return false;
+  const [head = '', tail = ''] = address.split('::');
+  const groups = (text: string) => (text === '' ? [] : text.split(':'));
+  const all = address.includes('::') ? [...groups(head), ...Array(8 - groups(head).length - groups(tail).length).fill('0'), ...groups(tail)] : groups(address);
+  return all.length === 8 && all.every((group, index) => /^[0-9a-f]{1,4}$/i.test(group) && parseInt(group, 16) === (index === 7 ? 1 : 0));
+}
+
+/** The Host header of a request to the control port: exactly one, naming a loopback authority. */
+export function isLoopbackHost(rawHeaders: readonly string[]): boolean {
+  const hosts = headerValues(rawHeaders, 'host');
+  return hosts.length === 1 && isLoopbackAuthority(hosts[0]!.trim());
+}
+
+/**
+ * An Origin header, when present: exactly one, `http(s)://<loopback authority>` with nothing
+ * after it. "null" (sandboxed iframes, file://) and anything else is refused.
+ */
+export function isLoopbackOrigin(rawHeaders: readonly string[]): boolean {
+  const origins = headerValues(rawHeaders, 'origin');
+  if (origins.length === 0) return true;
+  if (origins.length > 1) return false;
+  const match = /^https?:\/\/(.*)$/i.exec(origins[0]!.trim());
+  return match !== null && isLoopbackAuthority(match[1]!);
+}
+
+/** Every value of a header, from Node's rawHeaders (which keeps duplicates that req.headers drops). */
+function headerValues(rawHeaders: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]!.toLowerCase() === name) values.push(rawHeaders[index + 1]!);
   }
-  const colon = hostHeader.lastIndexOf(':');
-  return colon >= 0 ? hostHeader.slice(0, colon) : hostHeader;
+  return values;
 }
 
-export function isLoopbackHost(hostHeader: string | undefined): boolean {
-  if (!hostHeader) return false;
-  return LOOPBACK_HOSTNAMES.has(hostnameOf(hostHeader.trim().toLowerCase()));
-}
+export type BearerCheck = 'ok' | 'missing' | 'malformed' | 'wrong';
 
-export function isLoopbackOrigin(origin: string): boolean {
-  try {
-    const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTNAMES.has(url.hostname);
-  } catch {
-    return false; // includes the opaque origin "null" (sandboxed iframes, file://)
-  }
-}
-
-export function bearerMatches(authorization: string | undefined, token: string): boolean {
-  if (!authorization) return false;
+/**
+ * Whether the request carries the control token. A refusal says which of missing, malformed
+ * or wrong it was: "a token is required" to a client that sent a stale one reads like an OAuth
+ * prompt, and sends MCP clients looking for a login that does not exist.
+ */
+export function checkBearer(authorization: string | undefined, token: string): BearerCheck {
+  if (authorization === undefined || authorization.trim() === '') return 'missing';
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return match !== null && safeEqual(match[1]!, token);
+  if (!match) return 'malformed';
+  return safeEqual(match[1]!, token) ? 'ok' : 'wrong';
 }

@@ -4,8 +4,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import type { Logger } from '../logger.js';
-import { listen } from '../net.js';
-import { bearerMatches, isLoopbackHost, isLoopbackOrigin } from './auth.js';
+import { decodePathComponent, listen, requestUrl } from '../net.js';
+import { checkBearer, isLoopbackHost, isLoopbackOrigin } from './auth.js';
 
 /**
  * The control port: MCP (`/mcp`), the UI API (`/api`) and the web UI (`/`), bound to
@@ -39,6 +39,20 @@ const STATIC_TYPES: Record<string, string> = {
 const UI_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
+const TOKEN_SOURCE = 'the control-token file in the data dir, or SWITCHBOARD_TOKEN';
+
+const BEARER_REFUSALS = {
+  missing: { reason: 'token_missing', message: `no bearer token was sent: add "Authorization: Bearer <token>" (the token is in ${TOKEN_SOURCE})` },
+  malformed: { reason: 'token_malformed', message: 'the Authorization header is not "Bearer <token>"' },
+  wrong: {
+    reason: 'token_wrong',
+    message: `the bearer token is wrong: it is not the one this switchboard uses (copy it again from ${TOKEN_SOURCE}; the Connect screen shows the current one). There is no OAuth login.`,
+  },
+} as const;
+
+const WELL_KNOWN_MESSAGE =
+  'switchboard has no OAuth or other /.well-known metadata: authenticate with a static bearer token (Authorization: Bearer <token from the control-token file>)';
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
@@ -55,7 +69,12 @@ export class ControlServer {
   private server: Server | undefined;
   private readonly mounts: { prefix: string; handler: ControlHandler }[] = [];
 
-  constructor(private readonly options: ControlOptions) {}
+  constructor(private options: ControlOptions) {}
+
+  /** Replaces the bearer token at once (a control-token file rotated by hand): the old one stops working. */
+  setToken(token: string): void {
+    this.options = { ...this.options, token };
+  }
 
   /** Routes under `prefix` (exact or followed by "/") require the bearer token. */
   mount(prefix: string, handler: ControlHandler): void {
@@ -87,25 +106,34 @@ export class ControlServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!isLoopbackHost(req.headers.host)) {
-      return sendJson(res, 403, { error: 'forbidden', message: 'Host must be a loopback name (127.0.0.1, localhost or [::1])' });
+    if (!isLoopbackHost(req.rawHeaders)) {
+      return sendJson(res, 403, { error: 'forbidden', message: 'Host must be one loopback name (127.0.0.1, localhost or [::1]) with an optional port' });
     }
-    const origin = req.headers.origin;
-    if (origin !== undefined && !isLoopbackOrigin(origin)) {
+    if (!isLoopbackOrigin(req.rawHeaders)) {
       return sendJson(res, 403, { error: 'forbidden', message: 'cross-origin requests are not allowed' });
     }
-    const url = new URL(req.url ?? '/', 'http://control');
+    const url = requestUrl(req);
+    if (!url) return sendJson(res, 400, { error: 'invalid_argument', message: 'the request target must be a path starting with "/"' });
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       return sendJson(res, 200, { status: 'ok' });
     }
+    if (url.pathname === '/.well-known' || url.pathname.startsWith('/.well-known/')) {
+      // MCP clients probe OAuth metadata here after a 401; "none" must not look like the UI's HTML.
+      return sendJson(res, 404, { error: 'not_found', message: WELL_KNOWN_MESSAGE });
+    }
     const mount = this.mounts.find(({ prefix }) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`));
     if (mount) {
-      if (!bearerMatches(req.headers.authorization, this.options.token)) {
+      const bearer = checkBearer(req.headers.authorization, this.options.token);
+      if (bearer !== 'ok') {
+        const refusal = BEARER_REFUSALS[bearer];
         return sendJson(
           res,
           401,
-          { error: 'unauthorized', message: 'a bearer token is required (Authorization: Bearer <token from the control-token file>)' },
-          { 'www-authenticate': 'Bearer realm="switchboard"' },
+          { error: 'unauthorized', reason: refusal.reason, message: refusal.message },
+          {
+            'www-authenticate':
+              bearer === 'missing' ? 'Bearer realm="switchboard"' : `Bearer realm="switchboard", error="invalid_token", error_description="${refusal.reason}"`,
+          },
         );
       }
       return mount.handler(req, res, url);
@@ -115,11 +143,13 @@ export class ControlServer {
   }
 
   private async serveStatic(pathname: string, res: ServerResponse): Promise<void> {
+    const decoded = decodePathComponent(pathname);
+    if (decoded === null) return sendJson(res, 400, { error: 'invalid_argument', message: 'the path is not valid percent-encoded UTF-8' });
     const root = this.options.rendererDir;
     if (!root) {
       return sendJson(res, 404, { error: 'not_found', message: 'the web UI is not built: run `npm run build`' });
     }
-    let file = normalize(join(root, decodeURIComponent(pathname)));
+    let file = normalize(join(root, decoded));
     // Path traversal: nothing outside the renderer build may be served.
     if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) {
       return sendJson(res, 404, { error: 'not_found' });

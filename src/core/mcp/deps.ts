@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import type { ProviderSet } from '../provider-set.js';
 import type { ReplayEngine } from '../replay/replay.js';
 import type { EventStore } from '../store/event-store.js';
+import type { TestEventSender } from '../test-events/send.js';
 
 /** What the MCP face needs from the core; built once in setup.ts. */
 export interface McpDeps {
@@ -10,6 +11,7 @@ export interface McpDeps {
   readonly bus: EventBus;
   readonly providers: Pick<ProviderSet, 'statuses' | 'allSecrets'>;
   readonly replays: Pick<ReplayEngine, 'replay'>;
+  readonly testEvents: Pick<TestEventSender, 'send'>;
   readonly logger: Logger;
   readonly version: string;
 }

@@ -7,7 +7,11 @@
  *   streams included, has `X-Content-Type-Options: nosniff` and `Cache-Control: no-store`;
  * - leaks from clients that vanish: a session is closed on DELETE, after an idle timeout and at
  *   shutdown, and a dropped connection aborts the tool calls it carried (a 120 s wait would
- *   otherwise hold its bus listener for nothing).
+ *   otherwise hold its bus listener for nothing);
+ * - session floods (each session is a server, ~50 KB): at most MAX_MCP_SESSIONS live at once;
+ *   a new one closes the longest-idle session, and is refused with 503 when every one is busy;
+ * - fresh bursts by reconnecting: side effects are rate-limited per bearer token, so every
+ *   session of a token draws from one bucket.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
@@ -15,10 +19,12 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { McpDeps } from './deps.js';
 import { createMcpServer, type SessionServer } from './server.js';
-import type { ReplayLimiter } from './tools/replay-webhook-event.js';
+import type { KeyedRateLimits } from '../replay/rate-limit.js';
 
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 export const SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
+/** Far more than the agents one developer runs at once; far less than a flood. */
+export const MAX_MCP_SESSIONS = 32;
 
 const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } as const;
 
@@ -41,8 +47,9 @@ interface Session {
 
 export interface McpSessionsOptions {
   idleTimeoutMs?: number;
-  /** A fresh rate limiter for each new session's replays. */
-  replayLimiter: () => ReplayLimiter;
+  maxSessions?: number;
+  /** Per bearer token: every session of one token shares its limiter. */
+  rateLimits: KeyedRateLimits;
   now?: () => number;
 }
 
@@ -50,6 +57,9 @@ export class McpSessions {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly idleTimeoutMs: number;
+  private readonly maxSessions: number;
+  /** Initializes in progress: they count against the cap before their session is registered. */
+  private opening = 0;
   private readonly now: () => number;
   private closed = false;
 
@@ -58,6 +68,7 @@ export class McpSessions {
     private readonly options: McpSessionsOptions,
   ) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS;
+    this.maxSessions = options.maxSessions ?? MAX_MCP_SESSIONS;
     this.now = options.now ?? Date.now;
     this.sweeper = setInterval(() => this.closeIdle(), Math.max(10, Math.min(this.idleTimeoutMs / 2, 60_000)));
     this.sweeper.unref();
@@ -97,9 +108,42 @@ export class McpSessions {
 
   private async open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (this.closed) return sendRpcError(res, 503, TRANSPORT_ERROR, 'switchboard is shutting down');
+    if (this.sessions.size + this.opening >= this.maxSessions && !this.evictIdlest()) {
+      return sendRpcError(
+        res,
+        503,
+        TRANSPORT_ERROR,
+        `too many MCP sessions: all ${this.maxSessions} are busy; close one (DELETE /mcp with its Mcp-Session-Id) or retry later`,
+        { 'retry-after': '5' },
+      );
+    }
+    this.opening++;
+    try {
+      await this.start(req, res, body);
+    } finally {
+      this.opening--;
+    }
+  }
+
+  /** Closes the session idle the longest to make room; false when every session is busy. */
+  private evictIdlest(): boolean {
+    let idlest: Session | undefined;
+    for (const session of this.sessions.values()) {
+      if (session.openRequests === 0 && (!idlest || session.lastActiveMs < idlest.lastActiveMs)) idlest = session;
+    }
+    if (!idlest) return false;
+    this.deps.logger.info(`mcp: closing session ${idlest.id.slice(0, 8)}…, idle the longest, to stay within ${this.maxSessions} sessions`);
+    // Forget it now (close() finishes asynchronously) so the count is right at once.
+    this.sessions.delete(idlest.id);
+    void idlest.server.mcp.close();
+    return true;
+  }
+
+  private async start(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const connections = new Map<RequestId, AbortController>();
     const server = createMcpServer(this.deps, {
-      replayLimiter: this.options.replayLimiter(),
+      // The control server has checked the token; its hash keys the shared limit.
+      actionLimiter: this.options.rateLimits.for(bearerToken(req.headers.authorization)),
       connectionSignal: (requestId) => connections.get(requestId)?.signal,
     });
     const transport = new StreamableHTTPServerTransport({
@@ -165,6 +209,10 @@ export class McpSessions {
     await Promise.all([...this.sessions.values()].map((session) => session.server.mcp.close()));
     this.sessions.clear();
   }
+}
+
+function bearerToken(authorization: string | undefined): string {
+  return /^Bearer\s+(\S+)/i.exec(authorization ?? '')?.[1] ?? '';
 }
 
 /** Whatever the transport writes (its event streams say `no-cache`), answers carry these. */

@@ -1,16 +1,16 @@
-import { TokenBucket } from '../replay/rate-limit.js';
+import { KeyedRateLimits } from '../replay/rate-limit.js';
 import type { Switchboard } from '../switchboard.js';
 import type { McpDeps } from './deps.js';
 import { McpSessions } from './sessions.js';
 
-/** Per MCP session: a burst of 5 replays, then one every 2 s (DESIGN §7). */
+/** Per bearer token, across its sessions: a burst of 5 replays or test events, then one every 2 s (DESIGN §6). */
 export const MCP_REPLAY_BURST = 5;
 export const MCP_REPLAYS_PER_SECOND = 0.5;
 
 /** Mounts the MCP endpoint on the control port (`/mcp`) and closes its sessions on stop. */
 export function setupMcp(sb: Switchboard): McpSessions {
   const sessions = new McpSessions(mcpDeps(sb), {
-    replayLimiter: () => new TokenBucket({ capacity: MCP_REPLAY_BURST, refillPerSecond: MCP_REPLAYS_PER_SECOND, now: sb.now }),
+    rateLimits: new KeyedRateLimits({ capacity: MCP_REPLAY_BURST, refillPerSecond: MCP_REPLAYS_PER_SECOND, now: sb.now }),
     now: sb.now,
   });
   sb.control.mount('/mcp', sessions.handle);
@@ -26,6 +26,9 @@ export function mcpDeps(sb: Switchboard): McpDeps {
     },
     get replays() {
       return sb.replays;
+    },
+    get testEvents() {
+      return sb.testEvents;
     },
     bus: sb.bus,
     providers: sb.providers,

@@ -95,20 +95,37 @@ export function parseJson(body: Buffer): unknown {
 export function stringField(value: unknown, ...path: string[]): string | null {
   let current = value;
   for (const key of path) {
-    if (current === null || typeof current !== 'object') return null;
+    // Own properties only: a key like "constructor" must not reach Object.prototype.
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, key)) return null;
     current = (current as Record<string, unknown>)[key];
   }
   return typeof current === 'string' && current !== '' ? current : null;
 }
 
 /**
+ * Bodies larger than this skip the re-serialization diagnosis. The check parses and
+ * re-stringifies on the main thread, which for a forged 24 MB body cost seconds of event loop;
+ * capped, a forged delivery costs about as much as hashing it. Relays that re-serialize do so
+ * for ordinary API payloads, far below this size.
+ */
+export const RESERIALIZATION_MAX_BYTES = 256 * 1024;
+
+/**
  * Other serializations of the same JSON a relay might have turned the original bytes into
  * (or back from). If the signature matches one of these, the body was re-serialized on the way.
+ * Total on any input: too large, not JSON, or too deeply nested to stringify (V8's
+ * JSON.stringify recurses and overflows the stack where JSON.parse does not) gives no forms.
  */
 export function reserializations(body: Buffer): Buffer[] {
+  if (body.byteLength > RESERIALIZATION_MAX_BYTES) return [];
   const parsed = parseJson(body);
   if (parsed === undefined || typeof parsed !== 'object' || parsed === null) return [];
-  const forms = [JSON.stringify(parsed), JSON.stringify(parsed, null, 2), JSON.stringify(parsed, null, '\t')];
+  let forms: string[];
+  try {
+    forms = [JSON.stringify(parsed), JSON.stringify(parsed, null, 2), JSON.stringify(parsed, null, '\t')];
+  } catch {
+    return [];
+  }
   const original = body.toString('utf8');
   return [...new Set(forms)].filter((form) => form !== original).map((form) => Buffer.from(form));
 }

@@ -105,7 +105,11 @@ export const discordVerifier: Verifier = {
     if (Math.abs(skew) > toleranceS) {
       return { ok: false, reason: 'timestamp_out_of_tolerance', hint: skewHint(skew, toleranceS) };
     }
-    return { ok: true, detail: `discord: Ed25519 signature verified with the application public key, timestamp skew ${skew} s` };
+    // Interactions carry a signed id (dedupe); webhook events carry none, so only the time bounds a replay.
+    const note = isWebhookEvent(parseJson(delivery.rawBody))
+      ? `; replay window only: webhook events carry no id, so within ±${toleranceS} s a captured delivery re-sent is a new verified event`
+      : '';
+    return { ok: true, detail: `discord: Ed25519 signature verified with the application public key, timestamp skew ${skew} s${note}` };
   },
 
   describe(delivery) {

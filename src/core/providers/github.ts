@@ -1,10 +1,11 @@
 /**
  * GitHub: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(secret, raw body)>`.
- * Defends against forged deliveries to a tunneled URL; GitHub signs no timestamp, so replay
- * protection is the delivery id (X-GitHub-Delivery) deduplicated by the store.
+ * Defends against forged deliveries to a tunneled URL. Not against replay: GitHub signs no
+ * timestamp and not the delivery id (X-GitHub-Delivery), so the store's dedupe stops honest
+ * redeliveries only; a capture re-sent under a new id is a new event (`noReplayProtection`).
  */
 import { checkBodySignature, hmac, parseJson, stringField } from './crypto.js';
-import type { Verifier } from './verifier.js';
+import { noReplayProtection, type Verifier } from './verifier.js';
 
 const SIGNATURE_HEADER = 'x-hub-signature-256';
 const SIGNATURE_PATTERN = /^sha256=[0-9a-f]{64}$/;
@@ -42,7 +43,7 @@ export const githubVerifier: Verifier = {
       advice: "the secret is set per webhook under the repository's or organization's Settings → Webhooks",
     });
     if ('reason' in check) return check;
-    return { ok: true, detail: `github: X-Hub-Signature-256 verified with secret #${check.matched + 1}` };
+    return { ok: true, detail: `github: X-Hub-Signature-256 verified with secret #${check.matched + 1}; ${noReplayProtection('GitHub', 'X-GitHub-Delivery')}` };
   },
 
   describe(delivery) {

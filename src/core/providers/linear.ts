@@ -2,7 +2,8 @@
  * Linear: `Linear-Signature: <hex HMAC-SHA256(secret, raw body)>`; the body carries
  * `webhookTimestamp` (ms). Defends against forgery (HMAC) and against replaying a captured
  * delivery (the signed `webhookTimestamp` within the tolerance, both directions; Linear's own
- * SDK allows one minute, hence the default). The timestamp lives inside the signed body, so a
+ * SDK allows one minute, hence the default). Within that window a capture re-sent under a new
+ * Linear-Delivery (unsigned) is a new event, and verify_detail says so. The timestamp lives inside the signed body, so a
  * replay that must pass the consumer's check rewrites it (`refreshBody`) before signing.
  */
 import { checkBodySignature, checkSkew, hmac, parseJson, stringField } from './crypto.js';
@@ -51,7 +52,9 @@ export const linearVerifier: Verifier = {
       return { ok: false, reason: 'timestamp_missing', hint: 'the signed body has no numeric webhookTimestamp, so it cannot be told apart from a replayed capture' };
     }
     const skew = Math.round((timestampMs - delivery.nowMs) / 1000);
-    return checkSkew(skew, toleranceS) ?? { ok: true, detail: `linear: Linear-Signature verified with secret #${check.matched + 1}, webhookTimestamp skew ${skew} s` };
+    // The signed time bounds a replay, but the dedupe id (Linear-Delivery) is an unsigned header.
+    const note = `replay window only: within ±${toleranceS} s a captured delivery re-sent with a new Linear-Delivery is a new verified event`;
+    return checkSkew(skew, toleranceS) ?? { ok: true, detail: `linear: Linear-Signature verified with secret #${check.matched + 1}, webhookTimestamp skew ${skew} s; ${note}` };
   },
 
   describe(delivery) {

@@ -1,11 +1,12 @@
 /**
  * Shopify: `X-Shopify-Hmac-Sha256: <base64 HMAC-SHA256(secret, raw body)>` (webhooks), or the
  * same value in `Shopify-Hmac-Sha256` (the newer "events" deliveries, whose headers have no
- * `x-` prefix). Defends against forged deliveries to a tunneled URL. Shopify signs no
- * timestamp, so replay protection is the webhook id deduplicated by the store.
+ * `x-` prefix). Defends against forged deliveries to a tunneled URL. Not against replay: Shopify
+ * signs neither a timestamp nor the webhook id, so the store's dedupe stops honest retries only
+ * (`noReplayProtection`).
  */
 import { checkBodySignature, hmac } from './crypto.js';
-import type { Delivery, Verifier } from './verifier.js';
+import { noReplayProtection, type Delivery, type Verifier } from './verifier.js';
 
 const SIGNATURE = 'x-shopify-hmac-sha256';
 const EVENTS_SIGNATURE = 'shopify-hmac-sha256';
@@ -49,7 +50,7 @@ export const shopifyVerifier: Verifier = {
       advice: "app webhooks are signed with the app's client secret; webhooks created under Settings → Notifications with the key shown there",
     });
     if ('reason' in check) return check;
-    return { ok: true, detail: `shopify: X-Shopify-Hmac-Sha256 verified with secret #${check.matched + 1}` };
+    return { ok: true, detail: `shopify: X-Shopify-Hmac-Sha256 verified with secret #${check.matched + 1}; ${noReplayProtection('Shopify', 'X-Shopify-Webhook-Id')}` };
   },
 
   describe(delivery) {

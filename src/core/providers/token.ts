@@ -24,7 +24,7 @@ function checkToken(given: string | undefined, { secrets }: VerifyContext, how: 
   if (matched < 0) {
     return { ok: false, reason: 'token_mismatch', hint: 'the token does not match the configured one (check for a stale copy or trailing whitespace)' };
   }
-  return { ok: true, detail: `token #${matched + 1} presented; body not verified, no replay protection` };
+  return { ok: true, detail: `token #${matched + 1} presented; body not verified; no replay protection in this scheme: a captured request re-sent is a new event` };
 }
 
 function genericType(delivery: Delivery): string | null {
@@ -64,6 +64,6 @@ export const openVerifier: Verifier = {
   trustMode: 'open',
   secretHeaders: [],
   replayHeaders: ['x-event-type'],
-  verify: () => ({ ok: true, detail: 'open: accepted without any check (opt-in)' }),
+  verify: () => ({ ok: true, detail: 'open: accepted without any check (opt-in); no replay protection in this scheme' }),
   describe: (delivery) => ({ eventType: genericType(delivery), externalId: null }),
 };

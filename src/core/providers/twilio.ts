@@ -4,12 +4,13 @@
  * its name followed by its value. JSON deliveries instead carry `?bodySHA256=<hex SHA-256 of the
  * body>` in the (signed) URL with no params. Webhooks signed with a SharedKey name their
  * algorithm (HMAC_SHA1 or HMAC_SHA256) in `X-Twilio-Webhooks-Signature-Settings`.
- * Defends against forged callbacks to a tunneled URL. Twilio signs no timestamp, so there is no
- * replay window check; deduplication uses Twilio's idempotency token, else sid + status.
+ * Defends against forged callbacks to a tunneled URL. Not against replay: Twilio signs no
+ * timestamp, and deduplication uses its idempotency token (an unsigned header), else sid +
+ * status, so a capture re-sent with a new token is a new event (`noReplayProtection`).
  */
 import { createHash } from 'node:crypto';
 import { hmac, matchingSecret, mismatchHint, parseJson, RESERIALIZED_HINT, reserializations, safeEqual, stringField } from './crypto.js';
-import type { Verifier } from './verifier.js';
+import { noReplayProtection, type Verifier } from './verifier.js';
 
 const SIGNATURE = 'x-twilio-signature';
 const SETTINGS = 'x-twilio-webhooks-signature-settings';
@@ -41,17 +42,19 @@ function formParams(body: Buffer): Map<string, string[]> {
   return params;
 }
 
-/** URL, then each param name (sorted) followed by its value(s) (distinct, sorted). */
-function signedString(url: string, params: Map<string, string[]>): string {
-  let data = url;
+/**
+ * What follows the URL in the signed string: each param name (sorted) followed by its value(s)
+ * (distinct, sorted). Built once per delivery, however many secrets and URL spellings are tried.
+ */
+function signedParamsText(params: Map<string, string[]>): Buffer {
+  const parts: string[] = [];
   for (const name of [...params.keys()].sort()) {
-    for (const value of [...new Set(params.get(name))].sort()) data += name + value;
+    for (const value of [...new Set(params.get(name))].sort()) parts.push(name, value);
   }
-  return data;
+  return Buffer.from(parts.join(''), 'utf8');
 }
 
-const signature = (algorithm: Algorithm, secret: string, url: string, params: Map<string, string[]>) =>
-  hmac(algorithm, secret, Buffer.from(signedString(url, params), 'utf8')).toString('base64');
+const signature = (algorithm: Algorithm, secret: string, url: string, params: Buffer) => hmac(algorithm, secret, url, params).toString('base64');
 
 /**
  * The URL as configured at Twilio may or may not spell the default port; Twilio's own
@@ -69,7 +72,7 @@ function urlVariants(url: string): string[] {
 const bodyHash = (body: Buffer) => createHash('sha256').update(body).digest('hex');
 
 /** What the signature covers: the POST params, or none when the URL carries the body hash. */
-const signedParams = (query: URLSearchParams, body: Buffer) => (query.has('bodySHA256') ? new Map<string, string[]>() : formParams(body));
+const signedParams = (query: URLSearchParams, body: Buffer) => signedParamsText(query.has('bodySHA256') ? new Map<string, string[]>() : formParams(body));
 
 const SETUP_HINT =
   'Twilio signs the exact URL it calls: set receiver.public_url in config.json to the public base URL of your tunnel (e.g. "https://abc.ngrok.app"), the same one used in the webhook URL configured at Twilio';
@@ -128,7 +131,7 @@ export const twilioVerifier: Verifier = {
       };
     }
     const scheme = algorithm === 'sha1' ? 'HMAC-SHA1' : 'HMAC-SHA256';
-    return { ok: true, detail: `twilio: X-Twilio-Signature (${scheme}${declaredHash !== null ? ', bodySHA256' : ''}) verified with secret #${matched + 1}` };
+    return { ok: true, detail: `twilio: X-Twilio-Signature (${scheme}${declaredHash !== null ? ', bodySHA256' : ''}) verified with secret #${matched + 1}; ${noReplayProtection('Twilio', 'I-Twilio-Idempotency-Token')}` };
   },
 
   describe(delivery) {

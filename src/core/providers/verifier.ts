@@ -38,7 +38,20 @@ export type RejectionReason =
   | 'token_mismatch'
   | 'secret_not_configured'
   | 'public_url_not_configured'
-  | 'body_too_large';
+  | 'body_too_large'
+  /** The verifier itself failed on this body (our bug): refused, never accepted unchecked. */
+  | 'verification_failed';
+
+/**
+ * verify_detail's note for a scheme that signs neither a delivery id nor a time: its signature
+ * proves who produced the bytes, not that this is the first time they arrive. The store dedupes
+ * on the delivery id, a header the signature does not cover, so anyone holding one captured
+ * delivery (a proxy log, a shared HAR, a leaked request) can re-send it under a new id as a new
+ * verified event, at any time. Said on the event because "verified" alone suggests otherwise.
+ */
+export function noReplayProtection(sender: string, idHeader: string): string {
+  return `no replay protection in this scheme: ${sender} signs neither a delivery id nor a time, so a captured delivery re-sent with a new ${idHeader} is a new verified event`;
+}
 
 export interface Description {
   eventType: string | null;

@@ -64,7 +64,7 @@ export class QueueManager {
       if (url === undefined) {
         this.deps.providers.setRunStatus(name, {
           status: 'error',
-          last_error: `the Redis URL is not set: ${describeSecretSource(provider.url)} is empty or missing`,
+          last_error: `the Redis URL is not set (${describeSecretSource(provider.url)} is empty or missing): ${this.deps.providers.missingSecretAdvice([provider.url], 'URL')}`,
         });
         continue;
       }

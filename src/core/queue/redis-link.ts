@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import type { EventBus } from '../bus.js';
 import type { Logger } from '../logger.js';
 import type { ProviderSet } from '../provider-set.js';
+import type { TestMarks } from '../test-events/marks.js';
 import type { EventStore } from '../store/event-store.js';
 import { REDACTED } from '../../shared/events.js';
 
@@ -25,6 +26,8 @@ export interface QueueDeps {
   bus: EventBus;
   providers: ProviderSet;
   logger: Logger;
+  /** Recognises switchboard's own test messages (absent: none are). */
+  testMarks?: TestMarks;
 }
 
 export const RECONNECT_BASE_MS = 100;

@@ -69,9 +69,11 @@ export class RedisPubSubAdapter {
       message,
       config.type_field,
     );
+    const test = deps.testMarks?.claimMessage(config.name, event.payload) ?? null;
     try {
-      const result = await deps.store.insertEvent(event);
+      const result = await deps.store.insertEvent(test ? { ...event, origin: 'test' } : event);
       if (!result.duplicate) deps.bus.emit('event', result.event);
+      test?.stored(result.event);
     } catch (error) {
       // At-most-once: there is no one to ask for the message again.
       const message = this.link?.redact((error as Error).message) ?? 'storage failed';

@@ -199,10 +199,13 @@ export class RedisStreamAdapter {
     let lastError = `it was delivered ${deliveries} times and never acknowledged (did it crash the consumer?)`;
     const poison = () => failedTries >= config.max_deliveries && this.rejectPoison(link, entry.id, event.payload, headers, failedTries, lastError);
     if (await poison()) return await this.ack(link, entry.id);
+    const test = deps.testMarks?.claimMessage(config.name, event.payload) ?? null;
+    if (test) event.origin = 'test';
     for (;;) {
       try {
         const result = await deps.store.insertEvent(event);
         if (!result.duplicate) deps.bus.emit('event', result.event);
+        test?.stored(result.event);
         if (this.storeFailing) link.connected();
         this.storeFailing = false;
         break;

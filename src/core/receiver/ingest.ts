@@ -3,9 +3,10 @@ import type { EventBus } from '../bus.js';
 import { isSwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ProviderSet, WebhookProvider } from '../provider-set.js';
-import type { Delivery, RejectionReason } from '../providers/verifier.js';
+import type { Delivery, RejectionReason, Verification } from '../providers/verifier.js';
 import { sanitizeHeaders } from '../redact.js';
 import type { EventStore } from '../store/event-store.js';
+import type { TestClaim, TestMarks } from '../test-events/marks.js';
 
 /**
  * The webhook pipeline (DESIGN §4): verify the raw bytes → normalize → store → answer →
@@ -24,6 +25,8 @@ export interface IngestDeps {
   bus: EventBus;
   providers: ProviderSet;
   logger: Logger;
+  /** Recognises switchboard's own test events (absent: none are). */
+  testMarks?: TestMarks;
 }
 
 export interface IncomingDelivery extends Delivery {
@@ -31,6 +34,8 @@ export interface IncomingDelivery extends Delivery {
   /** Node's header object (before flattening), for sanitizing. */
   rawHeaders: Readonly<Record<string, string | string[] | undefined>>;
   sourceIp: string | null;
+  /** Set when this delivery is a test event this process sent (test-events/marks.ts). */
+  test?: TestClaim | null;
 }
 
 const json = (status: number, body: unknown): Answer => ({ status, body: JSON.stringify(body), contentType: 'application/json' });
@@ -86,23 +91,23 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
 
   const needsSecret = verifier.trustMode !== 'open';
   if (needsSecret && provider.secretStatus === 'missing') {
-    const hint = `provider "${provider.name}" has no usable secret: set the environment variable or secret named in config.json, then deliver again`;
+    const hint = `provider "${provider.name}" has no usable secret: ${provider.secretAdvice ?? 'configure one'}; then deliver again`;
     await recordRejection(deps, provider, delivery, 'secret_not_configured', hint, bodyFacts());
     return errorAnswer(503, 'secret_not_configured', hint);
   }
 
-  const verification = verifier.verify(delivery, {
-    secrets: provider.secrets,
-    toleranceS: provider.toleranceS,
-    publicKey: provider.config.public_key,
-  });
+  const verification = verifySafely(deps, provider, delivery);
+  const discordTest = delivery.test !== undefined && verifier.kind === 'discord';
   if (!verification.ok) {
     await recordRejection(deps, provider, delivery, verification.reason, verification.hint, bodyFacts());
     const status = verification.reason === 'public_url_not_configured' ? 503 : verifier.trustMode === 'token' ? 403 : 401;
     return errorAnswer(status, verification.reason, verification.hint);
   }
 
-  const { eventType, externalId } = verifier.describe(delivery);
+  const { eventType, externalId } = attempt(deps, provider, 'reading the type and id of', () => verifier.describe(delivery)) ?? {
+    eventType: null,
+    externalId: null,
+  };
   let stored;
   try {
     stored = await deps.store.insertEvent({
@@ -112,11 +117,14 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
       external_id: externalId,
       trust_mode: verifier.trustMode,
       verified: verifier.trustMode === 'signed',
-      verify_detail: verification.detail,
+      verify_detail: discordTest
+        ? "discord: Ed25519 signature verified with switchboard's test-event key (only Discord holds the application's private key)"
+        : verification.detail,
       content_type: delivery.headers['content-type'] ?? null,
       headers: sanitizeHeaders(delivery.rawHeaders, deps.providers.allSecrets()),
       payload: delivery.rawBody,
       source_ip: delivery.sourceIp,
+      origin: delivery.test ? 'test' : 'provider',
     });
   } catch (error) {
     deps.logger.error(`storing a delivery to "${provider.name}" failed: ${(error as Error).message}`);
@@ -125,8 +133,43 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
   }
 
   if (!stored.duplicate) deps.bus.emit('event', stored.event);
+  delivery.test?.stored(stored.event);
 
-  const handshake = verifier.handshake?.(delivery);
+  const handshake = attempt(deps, provider, 'answering the handshake of', () => verifier.handshake?.(delivery) ?? null);
   if (handshake) return { status: handshake.status ?? 200, body: handshake.body, contentType: handshake.contentType };
   return json(200, { id: stored.event.id, duplicate: stored.duplicate });
+}
+
+/**
+ * Verification must end in a verdict whatever the bytes: a verifier that throws on some body
+ * (a bug of ours) fails closed — the delivery is refused and recorded like any forgery, and the
+ * error is logged — instead of escaping as a 500 that leaves no rejection row.
+ */
+function verifySafely(deps: IngestDeps, provider: WebhookProvider, delivery: IncomingDelivery): Verification {
+  try {
+    // Discord test events are signed with this process's test key (Discord's private key is Discord's).
+    const discordTest = delivery.test && provider.verifier.kind === 'discord';
+    return provider.verifier.verify(delivery, {
+      secrets: provider.secrets,
+      toleranceS: provider.toleranceS,
+      publicKey: discordTest ? delivery.test!.discordPublicKey : provider.config.public_key,
+    });
+  } catch (error) {
+    deps.logger.error(`verifying a delivery to "${provider.name}" failed: ${(error as Error).message}`);
+    return {
+      ok: false,
+      reason: 'verification_failed',
+      hint: 'switchboard could not check this delivery (an internal error, see its log) and refused it rather than accept it unchecked',
+    };
+  }
+}
+
+/** Normalizing an already verified delivery is best effort: an odd body is still stored. */
+function attempt<T>(deps: IngestDeps, provider: WebhookProvider, what: string, run: () => T): T | null {
+  try {
+    return run();
+  } catch (error) {
+    deps.logger.error(`${what} a delivery to "${provider.name}" failed: ${(error as Error).message}`);
+    return null;
+  }
 }

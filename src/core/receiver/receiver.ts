@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import { errorAnswer, ingest, recordRejection, routeFor, sha256Hex, type Answer, type IngestDeps } from './ingest.js';
-import { listen } from '../net.js';
+import { decodePathComponent, listen, requestUrl } from '../net.js';
+import { TEST_MARK_HEADER } from '../test-events/marks.js';
 
 /**
  * The receiver port: the only port a tunnel exposes to the internet. It serves nothing but
@@ -53,18 +54,15 @@ export class Receiver {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://receiver');
+    const url = requestUrl(req);
+    if (!url) return drainThen(req, res, errorAnswer(400, 'bad_request', 'the request target must be a path, e.g. /webhooks/<provider name>'));
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       return send(res, { status: 200, contentType: 'application/json', body: '{"status":"ok"}' });
     }
     const match = ROUTE.exec(url.pathname);
     if (!match) return send(res, errorAnswer(404, 'not_found', 'webhooks are received at /webhooks/<provider name>'));
-    let name: string;
-    try {
-      name = decodeURIComponent(match[1]!);
-    } catch {
-      return send(res, errorAnswer(404, 'unknown_provider'));
-    }
+    const name = decodePathComponent(match[1]!);
+    if (name === null) return drainThen(req, res, errorAnswer(404, 'unknown_provider'));
     const route = routeFor(this.deps.providers, name);
     if ('answer' in route) return drainThen(req, res, route.answer);
     const { provider } = route;
@@ -94,16 +92,25 @@ export class Receiver {
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
     }
+    // A valid test mark is ours and is not stored; anything else in that header is kept, redacted.
+    let rawHeaders = req.headers;
+    const test = this.deps.testMarks?.claimDelivery(name, headers[TEST_MARK_HEADER], body.bytes) ?? null;
+    if (test) {
+      delete headers[TEST_MARK_HEADER];
+      const { [TEST_MARK_HEADER]: _mark, ...rest } = req.headers;
+      rawHeaders = rest;
+    }
     const publicBase = this.options.publicUrl();
     const answer = await ingest(this.deps, provider, {
       providerName: name,
       rawBody: body.bytes,
       headers,
-      rawHeaders: req.headers,
+      rawHeaders,
       query: url.searchParams,
       publicUrl: publicBase ? new URL(`${url.pathname}${url.search}`, publicBase).toString() : null,
       nowMs: this.options.now(),
       sourceIp,
+      test,
     });
     send(res, answer);
   }
@@ -172,13 +179,31 @@ export function isLoopback(address: string | undefined): boolean {
   return plain === '::1' || /^127\./.test(plain);
 }
 
-/** The sender's address; X-Forwarded-For only counts when a local tunnel agent relayed it. */
+/**
+ * The sender's address. X-Forwarded-For counts only from a loopback peer (the tunnel agent),
+ * and then only its rightmost valid IP: each proxy appends the address it received from, so the
+ * last entry is the one the tunnel agent wrote; everything left of it came from the internet
+ * client and can say anything. Entries that are not an IP are skipped; none left → the peer.
+ */
 function clientAddress(req: IncomingMessage): string | null {
   const peer = req.socket.remoteAddress;
   const forwarded = req.headers['x-forwarded-for'];
-  if (isLoopback(peer) && typeof forwarded === 'string' && forwarded.trim() !== '') {
-    return forwarded.split(',')[0]!.trim();
+  if (isLoopback(peer) && typeof forwarded === 'string') {
+    const entries = forwarded.split(',');
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const address = forwardedAddress(entries[index]!);
+      if (address !== null) return address;
+    }
   }
   if (!peer) return null;
-  return peer.startsWith('::ffff:') ? peer.slice(7) : peer;
+  return unmapped(peer);
 }
+
+/** One X-Forwarded-For entry as an IP (a bracketed IPv6 is unwrapped), or null. */
+function forwardedAddress(entry: string): string | null {
+  const text = entry.trim();
+  const address = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
+  return isIP(address) === 0 ? null : unmapped(address.toLowerCase());
+}
+
+const unmapped = (address: string) => (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address);

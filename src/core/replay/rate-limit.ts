@@ -1,7 +1,18 @@
+import { createHash } from 'node:crypto';
+import { SwitchboardError } from '../errors.js';
+
 /**
- * A token bucket per caller (DESIGN §7: MCP replays are rate-limited per session, the UI is
- * not). An agent stuck in a loop can then replay a burst, but not hammer a local consumer.
+ * Rate limits for what an MCP caller can make happen (DESIGN §6/§7): replays and test events
+ * share one token bucket per bearer token, not per session — a new session (or a thousand)
+ * must not mean a new burst. An agent stuck in a loop can act in a burst, but not hammer a
+ * local consumer. The UI is not limited.
  */
+
+/** What a tool with a side effect asks before acting. */
+export interface ActionLimiter {
+  take(): boolean;
+  retryAfterMs(): number;
+}
 
 export interface TokenBucketOptions {
   /** Burst size: how many takes succeed back to back on a full bucket. */
@@ -10,7 +21,7 @@ export interface TokenBucketOptions {
   now?: () => number;
 }
 
-export class TokenBucket {
+export class TokenBucket implements ActionLimiter {
   private tokens: number;
   private updatedAt: number;
   private readonly now: () => number;
@@ -45,4 +56,38 @@ export class TokenBucket {
     this.tokens = Math.min(this.options.capacity, this.tokens + (elapsedMs / 1000) * this.options.refillPerSecond);
     this.updatedAt = now;
   }
+}
+
+/**
+ * One bucket per caller key (the bearer token: only requests that presented a valid one get
+ * here, so the map holds one entry per token in use). Keys are kept as hashes, not tokens.
+ */
+export class KeyedRateLimits {
+  private readonly buckets = new Map<string, TokenBucket>();
+
+  constructor(private readonly options: TokenBucketOptions) {}
+
+  for(key: string): ActionLimiter {
+    const hashed = createHash('sha256').update(key).digest('hex');
+    let bucket = this.buckets.get(hashed);
+    if (!bucket) {
+      bucket = new TokenBucket(this.options);
+      this.buckets.set(hashed, bucket);
+    }
+    return bucket;
+  }
+}
+
+/**
+ * Takes one action from `limiter`, or throws `rate_limited` saying when to retry. Every MCP tool
+ * with a side effect (replay_webhook_event, send_test_event) calls this with its session's
+ * limiter, which is shared by every session of the same token.
+ */
+export function takeOrThrow(limiter: ActionLimiter, what: string): void {
+  if (limiter.take()) return;
+  const seconds = Math.max(1, Math.ceil(limiter.retryAfterMs() / 1000));
+  throw new SwitchboardError(
+    'rate_limited',
+    `too many ${what} with this token (replays and test events share one limit across all MCP sessions); try again in ${seconds} s`,
+  );
 }

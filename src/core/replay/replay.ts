@@ -36,6 +36,11 @@ export interface ReplayRequest {
   /** Applied on top of the replay headers; an empty value removes a header. */
   headers?: Record<string, string>;
   requestedBy: Replay['requested_by'];
+  /**
+   * Runs once the replay is known to be sendable, right before it is sent; throwing stops it.
+   * Rate limits use it, so a call refused as not_found or invalid_argument costs nothing.
+   */
+  beforeSend?: () => void;
 }
 
 export interface ReplayEngineDeps {
@@ -95,6 +100,7 @@ export class ReplayEngine {
    */
   async replay(request: ReplayRequest): Promise<ReplayRecord> {
     const prepared = await this.prepare(request);
+    request.beforeSend?.();
     const outcome = await this.deliver(prepared);
     if (outcome instanceof TargetRefusedError) {
       throw new SwitchboardError('invalid_argument', `replay target refused: ${outcome.message}`, { hint: outcome.hint });

@@ -9,7 +9,29 @@ export interface Cursor {
   id: number;
 }
 
-const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const ISO_MICROS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{6}Z$/;
+
+/**
+ * A cursor is caller input (it comes back from outside): its time must be one PostgreSQL can
+ * read, or a forged `2026-13-45T99:99:99` would reach SQL and fail there as our error.
+ */
+function isRealTime(text: string): boolean {
+  const match = ISO_MICROS.exec(text);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  // Date.UTC maps years 0–99 to 1900–1999; setUTCFullYear puts them back before comparing.
+  date.setUTCFullYear(year, month - 1, day);
+  return (
+    year >= 1 &&
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    hour < 24 &&
+    minute < 60 &&
+    second < 60
+  );
+}
 
 export function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify([cursor.received_at, cursor.id])).toString('base64url');
@@ -22,7 +44,6 @@ export function decodeCursor(text: string): Cursor {
       Array.isArray(value) &&
       value.length === 2 &&
       typeof value[0] === 'string' &&
-      ISO_MICROS.test(value[0]) &&
       isRealTime(value[0]) &&
       Number.isSafeInteger(value[1]) &&
       value[1] > 0
@@ -33,17 +54,6 @@ export function decodeCursor(text: string): Cursor {
     // fall through: any undecodable cursor is the caller's mistake
   }
   throw new SwitchboardError('invalid_argument', 'cursor is not one this server issued (pass next_cursor back unchanged)');
-}
-
-/**
- * A date the regex accepts may still not exist (month 13, 30 February): Postgres would refuse it
- * with an error that is no caller's to read. The calendar part must survive a round trip.
- */
-function isRealTime(text: string): boolean {
-  const time = Date.parse(text);
-  if (Number.isNaN(time)) return false;
-  const [date, clock] = new Date(time).toISOString().split('T') as [string, string];
-  return text.startsWith(date) && text.slice(11, 19) === clock.slice(0, 8);
 }
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/i;

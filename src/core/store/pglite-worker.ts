@@ -3,7 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SwitchboardError } from '../errors.js';
-import { acquireDirLock, type SqlClient } from './sql-client.js';
+import { unpackDatabaseTemplate } from './database-template.js';
+import { acquireDirLock, PGLITE_SETTINGS, pgliteDir, restrictFileModes, type SqlClient } from './sql-client.js';
 
 /**
  * PGlite in a worker thread. A PGlite query runs synchronously in WASM on whatever thread owns
@@ -20,6 +21,11 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglitePath);
 const { pg_trgm } = require(workerData.pgTrgmPath);
+const restrictFileModes = ${restrictFileModes.toString()};
+const ownerOnlyFiles = {
+  name: 'owner-only files',
+  setup: async (_pg, emscriptenOpts) => ({ emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun || []), restrictFileModes] } }),
+};
 let db;
 let openTx = null;          // { id, tx, done }
 const waiting = [];         // messages held back while another transaction is open
@@ -29,7 +35,11 @@ async function handle(message) {
   try {
     let rows;
     if (op === 'open') {
-      db = await PGlite.create(workerData.dataDir, { serializers: { 17: (x) => x }, extensions: { pg_trgm } });
+      db = await PGlite.create(workerData.dataDir, {
+        serializers: { 17: (x) => x },
+        startParams: [...PGlite.defaultStartParams, ...workerData.settings.flatMap((setting) => ['-c', setting])],
+        extensions: { ownerOnlyFiles, pg_trgm },
+      });
     } else if (op === 'begin') {
       await new Promise((started) => {
         db.transaction((handle) => new Promise((done) => { openTx = { id: tx, tx: handle, done }; started(); })).catch(() => {});
@@ -71,13 +81,14 @@ interface Reply {
 }
 
 export async function openPgliteInWorker(dataDir: string): Promise<SqlClient> {
-  const target = join(dataDir, 'pgdata');
+  const target = pgliteDir(dataDir);
   await mkdir(target, { recursive: true });
   const releaseLock = await acquireDirLock(join(dataDir, 'pgdata.lock'), dataDir);
+  await unpackDatabaseTemplate(target);
   const require = createRequire(import.meta.url);
   const pglitePath = require.resolve('@electric-sql/pglite');
   const pgTrgmPath = require.resolve('@electric-sql/pglite/contrib/pg_trgm');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { dataDir: target, pglitePath, pgTrgmPath } });
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { dataDir: target, pglitePath, pgTrgmPath, settings: PGLITE_SETTINGS } });
   worker.unref();
   let nextId = 1;
   let nextTx = 1;

@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SwitchboardError } from '../errors.js';
+import { unpackDatabaseTemplate } from './database-template.js';
 
 /**
  * The one seam between the store and a Postgres: embedded PGlite or a real server. The store
@@ -22,6 +24,49 @@ export interface SqlClient {
 
 const BYTEA_OID = 17;
 
+/** Where PGlite keeps its files inside a data dir. */
+export const pgliteDir = (dataDir: string): string => join(dataDir, 'pgdata');
+
+/** False before the very first start in `dataDir` (PGlite then runs initdb, seconds long). */
+export function embeddedDatabaseExists(dataDir: string): boolean {
+  return existsSync(join(pgliteDir(dataDir), 'PG_VERSION'));
+}
+
+/**
+ * Postgres settings for the embedded database, added to PGlite's own start parameters.
+ * Postgres zeroes its whole buffer pool at start: the default 128 MB of shared_buffers is
+ * ~130 MB of resident memory and ~100 ms before the first query, idle or not. The operating
+ * system caches the data files anyway (PGlite reads them through Node's fs), so a smaller pool
+ * costs little at a million events (docs/benchmarks.md has the numbers).
+ */
+export const PGLITE_SETTINGS: readonly string[] = ['shared_buffers=16MB', 'temp_buffers=2MB'];
+
+/**
+ * Emscripten's file system chmods every file it creates to the mode asked for (0666 for the
+ * files PGlite unpacks after initdb, 0640/0644 for Postgres's own), whatever the process umask:
+ * without this, the database's files would be readable by other accounts (src/core/private-files.ts).
+ * Runs before Postgres starts, in the thread that owns PGlite; the worker thread gets its source.
+ */
+export function restrictFileModes(mod: { FS: { chmod: (path: unknown, mode: number, ...rest: unknown[]) => unknown } }): void {
+  const chmod = mod.FS.chmod;
+  mod.FS.chmod = function (path: unknown, mode: number, ...rest: unknown[]) {
+    return chmod.call(this, path, mode & ~0o077, ...rest);
+  };
+}
+
+/** PGlite's hook into the Emscripten module before it runs (PGlite calls it an extension). */
+export const ownerOnlyFiles = {
+  name: 'owner-only files',
+  setup: async (_pg: unknown, emscriptenOpts: { preRun?: unknown[] }) => ({
+    emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun ?? []), restrictFileModes] },
+  }),
+};
+
+/** PGlite's default start parameters plus ours (the worker thread builds the same list). */
+export function pgliteStartParams(defaults: readonly string[]): string[] {
+  return [...defaults, ...PGLITE_SETTINGS.flatMap((setting) => ['-c', setting])];
+}
+
 /**
  * PGlite in `dataDir` (or in memory with `memory://`). Binary bytea binding: the default
  * serializer hex-encodes byte by byte in JS (STACK.md measured 1.4–1.9× slower).
@@ -35,13 +80,18 @@ export async function openPglite(dataDir: string | 'memory://'): Promise<SqlClie
   let releaseLock = async () => {};
   let target: string | undefined;
   if (dataDir !== 'memory://') {
-    target = join(dataDir, 'pgdata');
+    target = pgliteDir(dataDir);
     await mkdir(target, { recursive: true });
     releaseLock = await acquireDirLock(join(dataDir, 'pgdata.lock'), dataDir);
+    await unpackDatabaseTemplate(target);
   }
   let db: import('@electric-sql/pglite').PGlite;
   try {
-    db = await PGlite.create(target, { serializers: { [BYTEA_OID]: (x: unknown) => x as string }, extensions: { pg_trgm } });
+    db = await PGlite.create(target, {
+      serializers: { [BYTEA_OID]: (x: unknown) => x as string },
+      startParams: pgliteStartParams(PGlite.defaultStartParams),
+      extensions: { ownerOnlyFiles, pg_trgm },
+    });
   } catch (error) {
     await releaseLock();
     throw new SwitchboardError('database_unavailable', `the embedded database in ${dataDir} could not be opened: ${(error as Error).message}`, {

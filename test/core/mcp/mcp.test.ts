@@ -17,7 +17,7 @@ import { openPglite } from '../../../src/core/store/sql-client.js';
 import { mcpDeps } from '../../../src/core/mcp/setup.js';
 import { toolJsonSchemas } from '../../../src/core/mcp/tool.js';
 import { TOOL_SPECS } from '../../../src/core/mcp/tools/catalog.js';
-import { TokenBucket } from '../../../src/core/replay/rate-limit.js';
+import { KeyedRateLimits } from '../../../src/core/replay/rate-limit.js';
 import { memoryLogger, startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../../helpers/core.js';
 import { newEvent } from '../../helpers/events.js';
 import { expectPublishedOutput, expectTextCopy } from '../../helpers/mcp.js';
@@ -178,22 +178,27 @@ describe('server', () => {
     expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: { subscribe: true } });
   });
 
-  it('lists at most eight tools with the published schemas and annotations', async () => {
+  it('lists exactly its tools (at most eight) with the published schemas and annotations', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(TOOL_SPECS.map((spec) => spec.name));
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'list_webhook_events',
+      'get_webhook_event',
+      'replay_webhook_event',
+      'list_providers',
+      'wait_for_webhook_event',
+      'list_rejections',
+      'send_test_event',
+    ]);
     expect(tools.length).toBeLessThanOrEqual(8);
-    expect(tools.map((tool) => tool.name)).toEqual(
-      expect.arrayContaining(['list_webhook_events', 'get_webhook_event', 'replay_webhook_event', 'list_providers', 'wait_for_webhook_event', 'list_rejections']),
-    );
     for (const tool of tools) {
       const spec = TOOL_SPECS.find((candidate) => candidate.name === tool.name)!;
       expect({ inputSchema: tool.inputSchema, outputSchema: tool.outputSchema }).toEqual(toolJsonSchemas(spec));
       expect(tool.description).toBeTruthy();
       expect(tool.annotations).toEqual(spec.annotations);
-      if (tool.name === 'replay_webhook_event') {
+      if (tool.name === 'replay_webhook_event' || tool.name === 'send_test_event') {
         expect(tool.annotations).toMatchObject({ openWorldHint: true, readOnlyHint: false, destructiveHint: false });
-      } else if (tool.name !== 'send_test_event') {
+      } else {
         expect(tool.annotations).toMatchObject({ readOnlyHint: true });
       }
     }
@@ -418,15 +423,18 @@ describe('replay_webhook_event', () => {
     expect(target.received.length).toBe(before);
   });
 
-  it('rate-limits replays per session, not across sessions', async () => {
+  it('rate-limits replays per token: a new session does not get a new burst', async () => {
     const id = await deliverOpen('{"replay":"burst"}');
     const { client } = await connect();
-    for (let attempt = 0; attempt < 5; attempt++) {
-      await callOk(client, 'replay_webhook_event', { id, target_url: `${target.url}/ok` });
-    }
+    let sent = 0;
+    // Earlier tests may have used part of this token's burst; it is at most 5.
+    while ((await client.callTool({ name: 'replay_webhook_event', arguments: { id, target_url: `${target.url}/ok` } })).isError !== true) sent++;
+    expect(sent).toBeLessThanOrEqual(5);
     expect(await callError(client, 'replay_webhook_event', { id, target_url: `${target.url}/ok` }, 'rate_limited')).toMatch(/try again in \d+ s/);
-    const { client: other } = await connect();
-    await callOk(other, 'replay_webhook_event', { id, target_url: `${target.url}/ok` });
+    for (let n = 0; n < 3; n++) {
+      const { client: other } = await connect();
+      expect(await callError(other, 'replay_webhook_event', { id, target_url: `${target.url}/ok` }, 'rate_limited')).toMatch(/this token/);
+    }
   });
 });
 
@@ -606,6 +614,23 @@ describe('HTTP', () => {
     await expect(client.connect(new StreamableHTTPClientTransport(new URL(t.sb.url.mcp)))).rejects.toThrow();
   });
 
+  it('tells a wrong token from a missing one, and has no OAuth metadata to discover', async () => {
+    const missing = await raw('POST', JSON_RPC, initialize);
+    const wrong = await raw('POST', { ...JSON_RPC, authorization: 'Bearer stale-token-from-yesterday' }, initialize);
+    expect(JSON.parse(missing.body)).toMatchObject({ reason: 'token_missing' });
+    expect(JSON.parse(wrong.body)).toMatchObject({ reason: 'token_wrong', message: expect.stringMatching(/token is wrong/) });
+    // What an MCP client fetches after a 401 to start an OAuth flow (RFC 9728, RFC 8414).
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server']) {
+      const response = await fetch(new URL(path, t.sb.url.control));
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toBe('application/json');
+    }
+    // The official client, given a wrong token, fails to connect with the 401 (no login attempted).
+    const client = new Client({ name: 'wrong-token', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(t.sb.url.mcp), { requestInit: { headers: { authorization: 'Bearer stale' } } });
+    await expect(client.connect(transport)).rejects.toThrow(/401|token is wrong/);
+  });
+
   it('refuses a non-loopback Host and a foreign Origin (403), token or not', async () => {
     expect((await raw('POST', { ...AUTH, ...JSON_RPC, host: 'evil.example' }, initialize)).status).toBe(403);
     expect((await raw('POST', { ...AUTH, ...JSON_RPC, host: `evil.example:${new URL(t.sb.url.mcp).port}` }, initialize)).status).toBe(403);
@@ -663,7 +688,7 @@ describe('sessions', () => {
   it('closes a session its client abandoned after the idle timeout, and on DELETE at once', async () => {
     const sessions = new McpSessions(mcpDeps(t.sb), {
       idleTimeoutMs: 300,
-      replayLimiter: () => new TokenBucket({ capacity: 1, refillPerSecond: 1 }),
+      rateLimits: new KeyedRateLimits({ capacity: 1, refillPerSecond: 1 }),
     });
     t.sb.control.mount('/mcp-idle-test', sessions.handle);
     try {
@@ -688,7 +713,7 @@ describe('sessions', () => {
   it('keeps a session with an open event stream', async () => {
     const sessions = new McpSessions(mcpDeps(t.sb), {
       idleTimeoutMs: 200,
-      replayLimiter: () => new TokenBucket({ capacity: 1, refillPerSecond: 1 }),
+      rateLimits: new KeyedRateLimits({ capacity: 1, refillPerSecond: 1 }),
     });
     t.sb.control.mount('/mcp-keep-test', sessions.handle);
     try {
@@ -711,7 +736,7 @@ describe('failures on switchboard’s side', () => {
     const logger = memoryLogger();
     const sessions = new McpSessions(
       { ...mcpDeps(t.sb), store, logger },
-      { replayLimiter: () => new TokenBucket({ capacity: 1, refillPerSecond: 1 }) },
+      { rateLimits: new KeyedRateLimits({ capacity: 1, refillPerSecond: 1 }) },
     );
     t.sb.control.mount('/mcp-db-down-test', sessions.handle);
     try {
@@ -729,7 +754,7 @@ describe('failures on switchboard’s side', () => {
     const providers = new ProviderSet({}, t.sb.bus);
     providers.load(parseConfig({ providers: [{ name: 'jobs', kind: 'redis-stream', url: { value: `redis://:${password}@127.0.0.1:1` }, stream: 'jobs' }] }));
     providers.setRunStatus('jobs', { status: 'error', last_error: `connection to redis://:${password}@127.0.0.1:1 refused` });
-    const sessions = new McpSessions({ ...mcpDeps(t.sb), providers }, { replayLimiter: () => new TokenBucket({ capacity: 1, refillPerSecond: 1 }) });
+    const sessions = new McpSessions({ ...mcpDeps(t.sb), providers }, { rateLimits: new KeyedRateLimits({ capacity: 1, refillPerSecond: 1 }) });
     t.sb.control.mount('/mcp-scrub-test', sessions.handle);
     try {
       const { client } = await connect('/mcp-scrub-test');

@@ -19,7 +19,7 @@ const ERROR_MEANINGS: Record<(typeof TOOL_ERROR_CODES)[number], string> = {
   invalid_argument:
     'the arguments break the input schema (e.g. `limit: 500`), a cursor this server did not issue, a provider that is neither configured nor in the stored events (the message lists the configured ones), a replay target that is missing, malformed or not an allowed host, or a signature header in `headers` while re-signing (pass `resign: false` to send your own)',
   replay_failed: 'the replay target did not answer (connection refused, timeout); the message names the replay row, the target and the cause. A non-2xx answer is a result, not this error',
-  rate_limited: 'too many replays from this MCP session; the message says when to retry',
+  rate_limited: 'too many replays and test events with this bearer token (all its sessions together); the message says when to retry',
   internal: 'a failure on switchboard’s side (e.g. the database is down); the details are in its log',
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TokenBucket } from '../../../src/core/replay/rate-limit.js';
+import { KeyedRateLimits, takeOrThrow, TokenBucket } from '../../../src/core/replay/rate-limit.js';
 
 describe('TokenBucket', () => {
   it('allows a burst of `capacity`, then refills at the set rate', () => {
@@ -29,5 +29,21 @@ describe('TokenBucket', () => {
   it('refuses a bucket that could never give a token', () => {
     expect(() => new TokenBucket({ capacity: 0, refillPerSecond: 1 })).toThrow(RangeError);
     expect(() => new TokenBucket({ capacity: 1, refillPerSecond: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('KeyedRateLimits', () => {
+  it('gives every caller of one key the same bucket, and another key its own', () => {
+    const limits = new KeyedRateLimits({ capacity: 2, refillPerSecond: 0.001, now: () => 0 });
+    const first = limits.for('token-a');
+    const second = limits.for('token-a'); // a second MCP session of the same token
+    expect([first.take(), second.take(), first.take(), second.take()]).toEqual([true, true, false, false]);
+    expect(limits.for('token-b').take()).toBe(true);
+  });
+
+  it('takeOrThrow answers rate_limited with when to retry', () => {
+    const limiter = new TokenBucket({ capacity: 1, refillPerSecond: 0.5, now: () => 0 });
+    expect(() => takeOrThrow(limiter, 'test events')).not.toThrow();
+    expect(() => takeOrThrow(limiter, 'test events')).toThrow(expect.objectContaining({ code: 'rate_limited', message: expect.stringMatching(/too many test events .* try again in 2 s/) }));
   });
 });

@@ -4,6 +4,7 @@ import { LIST_PROVIDERS_TOOL } from './list-providers.js';
 import { LIST_REJECTIONS_TOOL } from './list-rejections.js';
 import { LIST_WEBHOOK_EVENTS_TOOL } from './list-webhook-events.js';
 import { REPLAY_WEBHOOK_EVENT_TOOL } from './replay-webhook-event.js';
+import { SEND_TEST_EVENT_TOOL } from './send-test-event.js';
 import { WAIT_FOR_WEBHOOK_EVENT_TOOL } from './wait-for-webhook-event.js';
 
 /** Every tool, in the order of DESIGN §6; the spec document is generated from this list. */
@@ -14,4 +15,5 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   LIST_PROVIDERS_TOOL,
   WAIT_FOR_WEBHOOK_EVENT_TOOL,
   LIST_REJECTIONS_TOOL,
+  SEND_TEST_EVENT_TOOL,
 ] as readonly ToolSpec[];

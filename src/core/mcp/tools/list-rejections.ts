@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CursorInputSchema, inputText, MAX_NAME_CHARS } from '../../../shared/input.js';
 import type { McpDeps } from '../deps.js';
 import { fitPage } from '../page-budget.js';
 import { checkProviderFilter } from '../provider-filter.js';
@@ -8,9 +9,9 @@ export const MAX_REJECTIONS_LIMIT = 100;
 export const DEFAULT_REJECTIONS_LIMIT = 20;
 
 export const ListRejectionsInputSchema = z.strictObject({
-  provider: z.string().min(1).optional().describe('only deliveries refused for this provider (its name in config.json)'),
+  provider: inputText(MAX_NAME_CHARS).optional().describe('only deliveries refused for this provider (its name in config.json)'),
   limit: z.number().int().min(1).max(MAX_REJECTIONS_LIMIT).default(DEFAULT_REJECTIONS_LIMIT).describe(`page size, 1–${MAX_REJECTIONS_LIMIT}`),
-  cursor: z.string().min(1).optional().describe('next_cursor from the previous page, passed back unchanged'),
+  cursor: CursorInputSchema.optional().describe('next_cursor from the previous page, passed back unchanged'),
 });
 
 /** A rejection without its request headers: the diagnosis is in reason and hint. */

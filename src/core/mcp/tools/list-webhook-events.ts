@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EventSummarySchema, OriginSchema, TrustModeSchema } from '../../../shared/events.js';
+import { CursorInputSchema, inputText, IsoDateSchema, IsoDateTimeSchema, MAX_NAME_CHARS } from '../../../shared/input.js';
 import { MAX_SEARCH_CHARS } from '../../store/event-store.js';
 import type { McpDeps } from '../deps.js';
 import { fitPage } from '../page-budget.js';
@@ -13,20 +14,22 @@ export const DEFAULT_LIST_LIMIT = 50;
 const EVENT_ID_TEXT = /^[1-9][0-9]{0,14}$/;
 
 export const ListWebhookEventsInputSchema = z.strictObject({
-  provider: z.string().min(1).optional().describe('only events of this provider (its name in config.json, e.g. "github")'),
-  event_type: z.string().min(1).optional().describe('only events of this type, e.g. "push" or "checkout.session.completed"'),
+  provider: inputText(MAX_NAME_CHARS).optional().describe('only events of this provider (its name in config.json, e.g. "github")'),
+  event_type: inputText().optional().describe('only events of this type, e.g. "push" or "checkout.session.completed"'),
   trust_mode: TrustModeSchema.optional().describe('only events trusted this way: signed, token, open or queue'),
   origin: OriginSchema.optional().describe('provider: real deliveries; test: test events made by switchboard; import: imported'),
-  external_id: z.string().min(1).optional().describe('the provider’s own delivery/event id, e.g. "evt_1QxYz2AbCdEf"'),
-  search: z.string().min(1).max(MAX_SEARCH_CHARS).optional().describe('case-insensitive text to find in the payload (its first 64 KiB) or the event type; 3+ letters or digits in a row'),
+  external_id: inputText(MAX_NAME_CHARS).optional().describe('the provider’s own delivery/event id, e.g. "evt_1QxYz2AbCdEf"'),
+  search: inputText(MAX_SEARCH_CHARS)
+    .optional()
+    .describe('case-insensitive text to find in the payload (its first 64 KiB) or the event type; 3+ letters or digits in a row'),
   since: z
-    .union([z.number().int().positive(), z.string().regex(EVENT_ID_TEXT), z.iso.datetime({ offset: true }), z.iso.date()], {
+    .union([z.number().int().positive(), z.string().regex(EVENT_ID_TEXT), IsoDateTimeSchema, IsoDateSchema], {
       error: 'must be an ISO-8601 time (e.g. 2026-11-30T09:00:00Z) or an event id',
     })
     .optional()
     .describe('an ISO-8601 time (events received at or after it) or an event id (events after that one)'),
   limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT).describe(`page size, 1–${MAX_LIST_LIMIT}`),
-  cursor: z.string().min(1).optional().describe('next_cursor from the previous page, passed back unchanged'),
+  cursor: CursorInputSchema.optional().describe('next_cursor from the previous page, passed back unchanged'),
 });
 
 export const ListWebhookEventsOutputSchema = z.strictObject({

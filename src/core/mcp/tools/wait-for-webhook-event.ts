@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EventSummarySchema, type EventSummary } from '../../../shared/events.js';
+import { inputText, MAX_NAME_CHARS } from '../../../shared/input.js';
 import type { EventBus } from '../../bus.js';
 import type { McpDeps } from '../deps.js';
 import { checkProviderFilter } from '../provider-filter.js';
@@ -11,8 +12,8 @@ export const DEFAULT_WAIT_S = 30;
 export const WAIT_PROGRESS_INTERVAL_MS = 5_000;
 
 export const WaitForWebhookEventInputSchema = z.strictObject({
-  provider: z.string().min(1).optional().describe('only an event of this provider'),
-  event_type: z.string().min(1).optional().describe('only an event of this type, e.g. "push"'),
+  provider: inputText(MAX_NAME_CHARS).optional().describe('only an event of this provider'),
+  event_type: inputText().optional().describe('only an event of this type, e.g. "push"'),
   after: z
     .number()
     .int()

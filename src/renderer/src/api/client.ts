@@ -16,6 +16,11 @@ export interface Client extends SwitchboardApi {
   /** Subscribes to the live stream. `onStatus('open')` also fires after a reconnect: refetch then. */
   onLive(listener: (message: LiveMessage) => void, onStatus?: (status: LiveStatus) => void): () => void;
   readonly transport: 'ipc' | 'http';
+  /**
+   * GET /api/export with these query parameters, as a file (HTTP transport only: the desktop
+   * window has no connection to the control port, so it offers the CLI command instead).
+   */
+  exportEvents?(query: Record<string, string>): Promise<Blob>;
 }
 
 /** What the Electron preload exposes (src/preload): the API methods by name, plus onLive. */
@@ -149,7 +154,16 @@ export function createHttpClient(options: HttpClientOptions): Client {
     };
   };
 
-  return { ...api, onLive, transport: 'http' };
+  const exportEvents = async (query: Record<string, string>): Promise<Blob> => {
+    const response = await doFetch(`${base}/api/export?${new URLSearchParams(query).toString()}`, { headers: auth });
+    if (!response.ok) {
+      const error = ApiErrorSchema.safeParse(((await response.json().catch(() => undefined)) as { error?: unknown } | undefined)?.error);
+      throw error.success ? new ApiRequestError(error.data.code, error.data.message, error.data.hint) : new ApiRequestError('internal', `export answered ${response.status}`);
+    }
+    return response.blob();
+  };
+
+  return { ...api, onLive, exportEvents, transport: 'http' };
 }
 
 export function createDesktopClient(bridge: DesktopBridge): Client {

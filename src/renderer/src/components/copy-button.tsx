@@ -1,18 +1,25 @@
 import { useEffect, useRef, useState } from 'react';
 
-/** Copies `text`; says so in words (announced to screen readers), then resets. */
-export function CopyButton({ text, label, idleText = 'Copy', className }: { text: string; label: string; idleText?: string; className?: string }) {
+/** Copies `text` (or what `text()` resolves to); says so in words (announced to screen readers), then resets. */
+export function CopyButton({ text, label, idleText = 'Copy', className }: { text: string | (() => Promise<string>); label: string; idleText?: string; className?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
 
   const copy = async () => {
     let ok = false;
+    let value: string;
     try {
-      await navigator.clipboard.writeText(text);
+      value = typeof text === 'string' ? text : await text();
+    } catch {
+      setState('failed');
+      return;
+    }
+    try {
+      await navigator.clipboard.writeText(value);
       ok = true;
     } catch {
-      ok = copyWithSelection(text);
+      ok = copyWithSelection(value);
     }
     setState(ok ? 'copied' : 'failed');
     clearTimeout(timer.current);

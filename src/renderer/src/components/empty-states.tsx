@@ -3,6 +3,7 @@ import { useAppData } from '../app-data';
 import { useNavigate } from '../navigation';
 import { tryItCommand } from '../lib/try-it';
 import { CopyField } from './copy-button';
+import { SendTestEvent } from './send-test-event';
 
 /** Empty states that teach: what to do next, with the exact line to paste. */
 
@@ -39,11 +40,19 @@ export function EmptyEvents({ providers }: { providers: ProviderView[] }) {
   // Teach with the provider a plain curl can reach: open, then token, then a signed one.
   const rank = (view: ProviderView) => ['open', 'token', 'signed'].indexOf(view.status.trust_mode) + (view.status.enabled ? 0 : 10);
   const webhook = providers.filter((view) => view.receive_url).sort((a, b) => rank(a) - rank(b))[0];
+  const enabled = providers.filter((view) => view.status.enabled).map((view) => view.status.name);
+  const testEvent = enabled.length > 0 && (
+    <>
+      <p>See it work now: send a realistic, correctly signed test event through switchboard’s own receiver.</p>
+      <SendTestEvent providers={enabled} />
+    </>
+  );
   if (!webhook) {
     return (
       <div className="empty-state">
         <h2>No events yet</h2>
         <p>Your providers are queues: events appear here as soon as a message is published.</p>
+        {testEvent}
       </div>
     );
   }
@@ -52,6 +61,7 @@ export function EmptyEvents({ providers }: { providers: ProviderView[] }) {
   return (
     <div className="empty-state">
       <h2>No events yet</h2>
+      {testEvent}
       <p>
         Point <strong>{webhook.status.name}</strong> at its receive URL. Deliveries appear here the moment they are stored.
       </p>

@@ -10,6 +10,7 @@ import { buildCurl } from '../lib/curl';
 import { formatTime } from '../lib/time';
 import { ReplayPanel } from './replay-panel';
 import { HeaderTable } from '../components/header-table';
+import { OriginBadge } from '../components/send-test-event';
 
 const TRUST_EXPLAINED: Record<EventDetail['trust_mode'], string> = {
   signed: 'Signature verified over the raw body.',
@@ -68,6 +69,7 @@ export function EventDetailPane({
       <header className="detail-header">
         <h2>
           <span className="muted mono">#{eventId}</span> {event ? (event.event_type ?? 'untyped event') : 'Loading…'}
+          {event && <OriginBadge origin={event.origin} />}
         </h2>
         <button type="button" className="icon-button" aria-label="Close event detail" onClick={onClose}>
           ×
@@ -115,6 +117,17 @@ export function EventDetailPane({
                   label="Copy as cURL"
                   idleText="Copy as cURL"
                   text={buildCurl({ url: curlTarget, headers: event.headers, payload: event.payload, encoding: event.payload_encoding })}
+                />
+              )}
+              {curlTarget && event.trust_mode === 'signed' && (
+                <CopyButton
+                  label="Copy as cURL, re-signed with a fresh signature"
+                  idleText="Copy as cURL (re-signed)"
+                  text={async () => {
+                    // What a replay to this target would send, signed now; nothing is sent.
+                    const prepared = await client.prepareReplay({ id: event.id, target_url: curlTarget, resign: true });
+                    return buildCurl({ url: prepared.target_url, headers: prepared.headers, payload: prepared.payload, encoding: prepared.payload_encoding });
+                  }}
                 />
               )}
             </div>

@@ -3,9 +3,12 @@ import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useStat
 import type { EventSummary, TrustMode } from '../../../shared/events';
 import { TRUST_MODES } from '../../../shared/events';
 import { useAppData } from '../app-data';
+import { CopyButton } from '../components/copy-button';
 import { EmptyEvents, NoProviders } from '../components/empty-states';
+import { OriginBadge } from '../components/send-test-event';
 import { TrustBadge } from '../components/trust-badge';
 import { formatBytes } from '../lib/bytes';
+import { shellQuote } from '../lib/curl';
 import { EventLog } from '../lib/event-log';
 import { filtersToQuery, hasFilters, matchesFilters, NO_FILTERS, type EventFilters } from '../lib/filters';
 import { formatTime } from '../lib/time';
@@ -267,6 +270,7 @@ export function EventsScreen() {
               Clear filters
             </button>
           )}
+          <ExportButton filters={{ ...filters, search: searchText }} />
         </form>
 
         {loadError && (
@@ -439,14 +443,17 @@ const EventRow = memo(function EventRow({
       aria-selected={isOpen}
       aria-posinset={position}
       aria-setsize={setSize}
-      aria-label={`${event.provider} ${event.event_type ?? 'untyped'} event ${event.id}, ${event.trust_mode}`}
+      aria-label={`${event.origin === 'provider' ? '' : `${event.origin} `}${event.provider} ${event.event_type ?? 'untyped'} event ${event.id}, ${event.trust_mode}`}
       className={`event-row${isCursor ? ' cursor' : ''}${isOpen ? ' open' : ''}`}
       style={{ transform: `translateY(${start}px)` }}
       onClick={() => onPick(event.id)}
     >
       <span className="mono time">{formatTime(event.received_at)}</span>
       <span className="provider">{event.provider}</span>
-      <span className="type">{event.event_type ?? <span className="muted">—</span>}</span>
+      <span className="type">
+        {event.event_type ?? <span className="muted">—</span>}
+        <OriginBadge origin={event.origin} />
+      </span>
       <span>
         <TrustBadge mode={event.trust_mode} compact />
       </span>
@@ -455,3 +462,47 @@ const EventRow = memo(function EventRow({
     </div>
   );
 });
+
+/**
+ * Exports what the filters select (DESIGN §12) as NDJSON, oldest first. In a browser the file
+ * is fetched with the control token and saved; the desktop window offers the CLI command.
+ */
+function ExportButton({ filters }: { filters: EventFilters }) {
+  const { client } = useAppData();
+  const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  const query: Record<string, string> = { format: 'ndjson', ...Object.fromEntries(Object.entries(filtersToQuery(filters)).map(([key, value]) => [key, String(value)])) };
+  if (!client.exportEvents) {
+    const flags = Object.entries(query)
+      .filter(([key]) => key !== 'format')
+      .map(([key, value]) => ` --${key === 'event_type' ? 'type' : key.replace('_', '-')} ${shellQuote(value)}`)
+      .join('');
+    return <CopyButton label="Copy the export command" idleText="Export (copy command)" text={`switchboard export${flags} -o events.ndjson`} />;
+  }
+  const exportEvents = client.exportEvents;
+  const run = async () => {
+    setState({ busy: true });
+    try {
+      const blob = await exportEvents(query);
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(blob);
+      link.download = `switchboard-${new Date().toISOString().replace(/[:.]/g, '-')}.ndjson`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+      setState({ busy: false });
+    } catch (error) {
+      setState({ busy: false, error: (error as Error).message });
+    }
+  };
+  return (
+    <>
+      <button type="button" className="quiet-button" disabled={state.busy} onClick={() => void run()} title="Download the events these filters select, as NDJSON">
+        {state.busy ? 'Exporting…' : 'Export'}
+      </button>
+      {state.error && (
+        <span role="alert" className="error-banner">
+          {state.error}
+        </span>
+      )}
+    </>
+  );
+}

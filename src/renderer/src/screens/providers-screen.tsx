@@ -19,6 +19,7 @@ import {
 } from '../lib/provider-form';
 import { formatTime } from '../lib/time';
 import { useIntent } from '../navigation';
+import { SendTestEvent } from '../components/send-test-event';
 
 export function ProvidersScreen() {
   const { providers, loadError } = useAppData();
@@ -145,6 +146,7 @@ function ProviderCard({ view, onEdit }: { view: ProviderView; onEdit: () => void
           </p>
         )}
         {config.forward_to.length === 0 && settings?.replay.default_target && <p className="muted small">No forward rule: replays go to the default target on demand.</p>}
+        {status.enabled && <SendTestEvent provider={status.name} />}
       </div>
       {error && (
         <p role="alert" className="error-banner">

@@ -1,0 +1,403 @@
+// Scale benchmark (not a test): N stored events (default 1,000,000; ~1.2 KB JSON each, 5
+// providers, 40 types) in an embedded-database data dir, then the real server (`bin/switchboard.js
+// serve`, the built core) started on it and queried over MCP with the official SDK client.
+// Prints each measure beside the target from issue 11. Shared 2-core machines are noisy:
+// compare numbers within one run.
+//
+//   npm run bench -- scale                   everything (seeds a temporary data dir, removes it)
+//   BENCH_SCALE_N=100000 npm run bench -- scale
+//   BENCH_SCALE_DIR=/tmp/sb-1m npm run bench -- scale seed      seed once, keep the dir
+//   BENCH_SCALE_DIR=/tmp/sb-1m npm run bench -- scale start queries body ui
+//
+// Parts: first (first-ever start on an empty dir), seed, start, queries, body (10 MB deliveries
+// and the memory they leave), ui (bench/ui.js against the seeded dir). With BENCH_SCALE_DIR set,
+// `seed` is skipped when the dir already holds a database.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const root = join(import.meta.dirname, '..');
+const N = Number(process.env.BENCH_SCALE_N ?? 1_000_000);
+const RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 9);
+const START_RUNS = Number(process.env.BENCH_SCALE_START_RUNS ?? 3);
+const TOKEN = 'bench-scale-token-0123456789abcdef0123456789';
+export const SCALE_PROVIDERS = ['github', 'stripe', 'shopify', 'slack', 'linear'];
+/** One event in 10,000 is the rare provider, one in 10,000 the rare type, one in 100,000 holds the rare word. */
+const RARE_PROVIDER = 'linear';
+const RARE_TYPE = 'rare.type';
+export const SEARCH_WORDS = { common: 'succeeded', rare: 'quokka', absent: 'wombat' };
+
+const TARGETS = {
+  start: 1500,
+  first: 3000,
+  query: 100,
+  rssIdle: 300,
+  rssLoaded: 400,
+};
+
+const fmtMs = (ms) => `${ms >= 100 ? Math.round(ms).toLocaleString('en') : ms.toFixed(1)} ms`;
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const row = (label, value, target, met) =>
+  console.log(`  ${label.padEnd(38)} ${value.padStart(12)}   ${target ? `target ${target}`.padEnd(18) : ''.padEnd(18)} ${met === undefined ? '' : met ? 'met' : 'NOT met'}`);
+
+// ---------------------------------------------------------------------------------------------
+// Seeding: straight into the data dir's PGlite with INSERT … SELECT generate_series, secondary
+// indexes dropped meanwhile and rebuilt after (whatever indexes the migrations define).
+
+export async function seed(dataDir, n = N) {
+  const { openPglite } = await import('../dist/core/store/sql-client.js');
+  const { migrate } = await import('../dist/core/store/migrations.js');
+  const { migrationsDir } = await import('../dist/core/paths.js');
+  const started = performance.now();
+  const db = await openPglite(dataDir);
+  try {
+    await migrate(db, migrationsDir());
+    const indexes = await db.query(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'events' AND indexname <> 'events_pkey'`,
+    );
+    for (const { indexname } of indexes) await db.exec(`DROP INDEX ${indexname}`);
+    const CHUNK = 50_000;
+    // Received over the last ~30 days, oldest first, ids in the same order.
+    const spanMs = 30 * 24 * 3600 * 1000;
+    for (let lo = 1; lo <= n; lo += CHUNK) {
+      const hi = Math.min(n, lo + CHUNK - 1);
+      await db.query(
+        `INSERT INTO events (provider, family, event_type, external_id, trust_mode, verified, verify_detail, content_type,
+                             headers, payload, payload_size, source_ip, received_at)
+         SELECT provider, 'webhook', event_type, 'seed-' || g, 'signed', true, 'bench seed', 'application/json',
+                '{"content-type":"application/json","user-agent":"bench/1.0"}'::jsonb,
+                convert_to(body, 'UTF8'), octet_length(body), '127.0.0.1',
+                now() - ($2::bigint - g) * ($3::float8 / $2::bigint) * interval '1 ms'
+         FROM (
+           SELECT g, provider, event_type,
+                  '{"id":"evt_' || g || '","type":"' || event_type || '","created":' || g || ',"livemode":false,"status":"' ||
+                  CASE WHEN g % 2 = 0 THEN 'succeeded' ELSE 'pending' END ||
+                  '","data":{"object":{"customer":"cus_' || (g % 5000) || '","description":"' ||
+                  CASE WHEN g % 100000 = 42 THEN '${SEARCH_WORDS.rare}' ELSE 'order' END || ' ' || md5(g::text) ||
+                  '","lines":"' || repeat(md5((g + 1)::text) || ' ', 32) || '"}}}' AS body
+           FROM (
+             SELECT g,
+                    CASE WHEN g % 10000 = 7 THEN '${RARE_PROVIDER}'
+                         ELSE (ARRAY['github','github','github','github','stripe','stripe','stripe','shopify','shopify','slack'])[g % 10 + 1] END AS provider,
+                    CASE WHEN g % 10000 = 3 THEN '${RARE_TYPE}' ELSE 'resource_' || (g * 7 % 39) || '.updated' END AS event_type
+             FROM generate_series($1::bigint, $4::bigint) AS g
+           ) AS base
+         ) AS seeded`,
+        [lo, n, spanMs, hi],
+      );
+      process.stderr.write(`\r  seeding: ${hi.toLocaleString('en')} of ${n.toLocaleString('en')}`);
+    }
+    process.stderr.write('\n');
+    for (const { indexname, indexdef } of indexes) {
+      const t = performance.now();
+      await db.exec(indexdef);
+      process.stderr.write(`  index ${indexname}: ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+    }
+    await db.exec('ANALYZE');
+  } finally {
+    await db.close();
+  }
+  await writeFile(
+    join(dataDir, 'config.json'),
+    `${JSON.stringify({ providers: SCALE_PROVIDERS.map((name) => ({ name, kind: 'open' })) }, null, 2)}\n`,
+  );
+  return performance.now() - started;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The real server
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** CPU seconds a process has used (all its threads), from /proc: load on a shared machine stretches wall time, not this. */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const ticksPerS = 100; // USER_HZ on Linux
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerS;
+}
+
+export function rssMb(pid) {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+}
+
+async function healthy(url) {
+  try {
+    const response = await fetch(url);
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Spawns `serve` and resolves once both ports answer /healthz 200, with the time it took. */
+export async function startServer(dataDir) {
+  const [port, controlPort] = [await freePort(), await freePort()];
+  const started = performance.now();
+  const child = spawn(process.execPath, ['bin/switchboard.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--control-port', String(controlPort)], {
+    cwd: root,
+    env: { ...process.env, SWITCHBOARD_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  const receiver = `http://127.0.0.1:${port}`;
+  const control = `http://127.0.0.1:${controlPort}`;
+  const up = { receiver: false, control: false };
+  while (!up.receiver || !up.control) {
+    if (exited) throw new Error(`serve exited during start:\n${output}`);
+    up.receiver ||= await healthy(`${receiver}/healthz`);
+    up.control ||= await healthy(`${control}/healthz`);
+    if (!up.receiver || !up.control) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const startMs = performance.now() - started;
+  return {
+    child,
+    startMs,
+    startCpuMs: cpuMs(child.pid),
+    receiver,
+    control,
+    output: () => output,
+    async stop() {
+      if (exited) return;
+      const done = new Promise((resolve) => child.on('exit', resolve));
+      child.kill('SIGTERM');
+      await done;
+    },
+  };
+}
+
+export async function dirSizeMb(dir) {
+  let bytes = 0;
+  const walk = async (path) => {
+    const info = await lstat(path);
+    if (info.isDirectory()) for (const entry of await readdir(path)) await walk(join(path, entry));
+    else bytes += info.blocks * 512;
+  };
+  await walk(dir);
+  return bytes / 1024 / 1024;
+}
+
+const settle = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Parts
+
+async function benchFirstStart() {
+  const dir = await mkdtemp(join(tmpdir(), 'switchboard-bench-first-'));
+  try {
+    const server = await startServer(dir);
+    const announced = /creating the database in .* first start only/.test(server.output());
+    await settle(3000);
+    const rss = rssMb(server.child.pid);
+    await server.stop();
+    console.log('\nfirst-ever start (empty data dir, initdb):');
+    row('start to both /healthz 200', fmtMs(server.startMs), '≤ 3,000 ms', server.startMs <= TARGETS.first);
+    row('  CPU time used by then', fmtMs(server.startCpuMs), '', undefined);
+    row('says what it is doing', announced ? 'yes' : 'no', 'a line', announced);
+    row('RSS 3 s after', `${Math.round(rss)} MB`, '', undefined);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function benchStart(dataDir) {
+  const times = [];
+  const cpu = [];
+  let rss = 0;
+  for (let i = 0; i < START_RUNS; i++) {
+    const server = await startServer(dataDir);
+    times.push(server.startMs);
+    cpu.push(server.startCpuMs);
+    if (i === START_RUNS - 1) {
+      await settle(5000);
+      rss = rssMb(server.child.pid);
+    }
+    await server.stop();
+  }
+  console.log(`\nstart on ${N.toLocaleString('en')} events (median of ${START_RUNS}: ${times.map((t) => Math.round(t)).join(', ')} ms):`);
+  row('start to both /healthz 200', fmtMs(median(times)), '≤ 1,500 ms', median(times) <= TARGETS.start);
+  row('  CPU time used by then', fmtMs(median(cpu)), '', undefined);
+  await benchStartBreakdown(dataDir);
+  row('RSS idle (5 s after start)', `${Math.round(rss)} MB`, '≤ 300 MB', rss <= TARGETS.rssIdle);
+}
+
+// Each step of a start timed on its own, one after another, in a fresh process (a real start
+// overlaps the database with the module loading: see switchboard.ts start()).
+const BREAKDOWN = `
+const t = [];
+let last = performance.now();
+const lap = (label) => { const now = performance.now(); t.push([label, now - last]); last = now; };
+await import('${root}/dist/cli/index.js'); lap('modules needed before the database opens (CLI, config, providers)');
+await Promise.all(['api/http.js', 'mcp/setup.js', 'queue/queue-manager.js', 'receiver/receiver.js', 'replay/forward.js', 'replay/replay.js',
+  'control/server.js', 'store/event-store.js'].map((m) => import('${root}/dist/core/' + m)));
+lap('modules loaded while it opens (MCP SDK, undici, ioredis, API)');
+const { openPgliteInWorker } = await import('${root}/dist/core/store/pglite-worker.js');
+const { migrate } = await import('${root}/dist/core/store/migrations.js');
+const { migrationsDir } = await import('${root}/dist/core/paths.js');
+const db = await openPgliteInWorker(process.argv[2]); lap('database open in its worker (PGlite + WASM + Postgres start)');
+await migrate(db, migrationsDir()); lap('migrations (none to apply)');
+await db.close();
+console.log(JSON.stringify(t));
+`;
+
+async function benchStartBreakdown(dataDir) {
+  const script = join(await mkdtemp(join(tmpdir(), 'switchboard-bench-')), 'breakdown.mjs');
+  await writeFile(script, BREAKDOWN);
+  const child = spawn(process.execPath, [script, dataDir], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
+  await new Promise((resolve) => child.on('exit', resolve));
+  await rm(dirname(script), { recursive: true, force: true });
+  const nodeBoot = spawn(process.execPath, ['-e', '0']);
+  const bootStarted = performance.now();
+  await new Promise((resolve) => nodeBoot.on('exit', resolve));
+  row('  node itself (node -e 0)', fmtMs(performance.now() - bootStarted), '', undefined);
+  for (const [label, ms] of JSON.parse(out.trim().split('\n').at(-1))) row(`  ${label}`, fmtMs(ms), '', undefined);
+}
+
+async function mcpClient(control) {
+  const client = new Client({ name: 'bench-scale', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${control}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  return client;
+}
+
+async function timed(fn) {
+  await fn(); // warm-up
+  const times = [];
+  let last;
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    last = await fn();
+    times.push(performance.now() - t);
+  }
+  return { ms: median(times), last };
+}
+
+async function benchQueries(dataDir) {
+  const server = await startServer(dataDir);
+  try {
+    await settle(2000);
+    const rssIdle = rssMb(server.child.pid);
+    const client = await mcpClient(server.control);
+    const call = async (name, args) => {
+      const result = await client.callTool({ name, arguments: args });
+      if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+      return result.structuredContent;
+    };
+    const { tools } = await client.listTools();
+    const listTool = tools.find((tool) => tool.name === 'list_webhook_events');
+    const mcpSearch = Boolean(listTool?.inputSchema?.properties?.search);
+    const search = mcpSearch
+      ? (word) => call('list_webhook_events', { search: word, limit: 50 })
+      : async (word) => {
+          // The MCP list tool has no search: the UI's API (same store query) instead.
+          const response = await fetch(`${server.control}/api/listEvents`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ search: word, limit: 50 }),
+          });
+          if (!response.ok) throw new Error(`listEvents: ${response.status} ${await response.text()}`);
+          return response.json();
+        };
+    const first = await call('list_webhook_events', { limit: 50 });
+    const queries = [
+      ['newest 50, no filter', () => call('list_webhook_events', { limit: 50 })],
+      ['page 2 by cursor', () => call('list_webhook_events', { limit: 50, cursor: first.next_cursor })],
+      ['provider filter (common: github)', () => call('list_webhook_events', { provider: 'github', limit: 50 })],
+      [`rare provider (${RARE_PROVIDER})`, () => call('list_webhook_events', { provider: RARE_PROVIDER, limit: 50 })],
+      [`rare event type (${RARE_TYPE})`, () => call('list_webhook_events', { event_type: RARE_TYPE, limit: 50 })],
+      [`search common ("${SEARCH_WORDS.common}")`, () => search(SEARCH_WORDS.common)],
+      [`search rare ("${SEARCH_WORDS.rare}")`, () => search(SEARCH_WORDS.rare)],
+      [`search absent ("${SEARCH_WORDS.absent}")`, () => search(SEARCH_WORDS.absent)],
+      ['get one event', () => call('get_webhook_event', { id: first.events[25].id })],
+    ];
+    console.log(`\nqueries on ${N.toLocaleString('en')} events over MCP (median of ${RUNS}; search ${mcpSearch ? 'over MCP' : 'over the HTTP API: the MCP tool has none'}):`);
+    for (const [label, fn] of queries) {
+      const { ms, last } = await timed(fn);
+      const count = last?.events ? ` (${last.events.length} rows)` : '';
+      row(`${label}${count}`, fmtMs(ms), '≤ 100 ms', ms <= TARGETS.query);
+    }
+    await client.close();
+    await settle(2000);
+    const rssLoaded = rssMb(server.child.pid);
+    row('RSS idle after start', `${Math.round(rssIdle)} MB`, '≤ 300 MB', rssIdle <= TARGETS.rssIdle);
+    row('RSS after the queries', `${Math.round(rssLoaded)} MB`, '≤ 400 MB', rssLoaded <= TARGETS.rssLoaded);
+  } finally {
+    await server.stop();
+  }
+  row('data dir size', `${Math.round(await dirSizeMb(dataDir)).toLocaleString('en')} MB`, '', undefined);
+}
+
+async function benchBody(dataDir) {
+  const config = JSON.parse(readFileSync(join(dataDir, 'config.json'), 'utf8'));
+  const restore = JSON.stringify(config, null, 2);
+  await writeFile(join(dataDir, 'config.json'), JSON.stringify({ ...config, receiver: { ...config.receiver, max_body_bytes: 16 * 1024 * 1024 } }));
+  const server = await startServer(dataDir);
+  try {
+    await settle(2000);
+    const before = rssMb(server.child.pid);
+    const body = JSON.stringify({ type: 'big.delivery', data: 'x'.repeat(10 * 1024 * 1024) });
+    let peak = before;
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${server.receiver}/webhooks/github`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      statuses.push(response.status);
+      await response.body?.cancel();
+      peak = Math.max(peak, rssMb(server.child.pid));
+    }
+    await settle(10_000);
+    const after = rssMb(server.child.pid);
+    console.log(`\nthree 10 MB deliveries (answered ${statuses.join(', ')}):`);
+    row('RSS before', `${Math.round(before)} MB`, '', undefined);
+    row('RSS right after (peak seen)', `${Math.round(peak)} MB`, '', undefined);
+    row('RSS 10 s later', `${Math.round(after)} MB`, '≤ 400 MB', after <= TARGETS.rssLoaded);
+  } finally {
+    await server.stop();
+    await writeFile(join(dataDir, 'config.json'), `${restore}\n`);
+  }
+}
+
+export async function benchScale(parts = []) {
+  const all = parts.length === 0;
+  const want = (part) => all || parts.includes(part);
+  const keep = Boolean(process.env.BENCH_SCALE_DIR);
+  const dataDir = process.env.BENCH_SCALE_DIR ?? (await mkdtemp(join(tmpdir(), 'switchboard-bench-scale-')));
+  console.log(`\nscale: ${N.toLocaleString('en')} events in ${dataDir}`);
+  try {
+    if (want('first')) await benchFirstStart();
+    const seeded = existsSync(join(dataDir, 'pgdata', 'PG_VERSION'));
+    if (want('seed') || (!seeded && ['start', 'queries', 'body', 'ui'].some(want))) {
+      if (seeded && keep) console.log(`  (${dataDir} already holds a database: not seeding again)`);
+      else {
+        const ms = await seed(dataDir);
+        console.log(`  seeded ${N.toLocaleString('en')} events in ${(ms / 1000).toFixed(1)} s`);
+      }
+    }
+    if (want('start')) await benchStart(dataDir);
+    if (want('queries')) await benchQueries(dataDir);
+    if (want('body')) await benchBody(dataDir);
+    if (want('ui')) {
+      const { benchUiAtScale } = await import('./ui.js');
+      await benchUiAtScale({ dataDir, token: TOKEN, startServer, searchWords: SEARCH_WORDS, events: N });
+    }
+  } finally {
+    if (!keep) await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchScale(process.argv.slice(2));

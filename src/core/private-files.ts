@@ -1,0 +1,92 @@
+import { isMainThread } from 'node:worker_threads';
+import { chmod, lstat, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * Defends against other local accounts reading or changing what switchboard stores: payloads
+ * and headers in the database (its WAL included), the control token, config.json's secrets,
+ * exports. The embedded database creates its files 0666 and directories 0755 under the default
+ * umask, so on a shared machine anyone could read every webhook, or edit a stored one.
+ *
+ * Two layers: the process umask (0077) makes everything created from now on owner-only, and
+ * `fixDataDirPermissions` repairs a data dir created by an older version (or by hand).
+ */
+
+export const PRIVATE_UMASK = 0o077;
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+
+/**
+ * Owner-only for every file this process creates from now on. Before the database opens: PGlite
+ * (and its worker thread, which shares the process umask) creates files with mode 0666.
+ * Worker threads cannot set the umask; there the process that started them must have.
+ */
+export function usePrivateUmask(): void {
+  if (isMainThread) process.umask(PRIVATE_UMASK);
+}
+
+export interface PermissionFix {
+  dirs: number;
+  files: number;
+  /** Paths that could not be changed (e.g. owned by another account), with why. */
+  failed: string[];
+}
+
+/**
+ * What switchboard keeps in a data dir. Only these are repaired recursively: a data dir may be
+ * one a person chose (`--data-dir`), or Electron's userData, where other things live; making the
+ * dir itself 0700 already shuts everything in it off from other accounts.
+ */
+const OWNED_ENTRIES = [
+  'pgdata',
+  'pgdata.lock',
+  'config.json',
+  'control-token',
+  // the desktop shell's encrypted secrets (src/main/secrets.ts)
+  'secrets.json',
+];
+
+/**
+ * Makes `dataDir` 0700 and what switchboard keeps in it owner-only (directories 0700, files
+ * 0600), touching only what is wider. Symbolic links are neither followed nor changed. Missing
+ * entries (a file deleted while we walk, e.g. a WAL segment recycled) are skipped.
+ */
+export async function fixDataDirPermissions(dataDir: string): Promise<PermissionFix> {
+  const fixed: PermissionFix = { dirs: 0, files: 0, failed: [] };
+  const visit = async (path: string, recurse: boolean): Promise<void> => {
+    const failed = (error: NodeJS.ErrnoException): false => {
+      if (error.code !== 'ENOENT') fixed.failed.push(`${path} (${error.code ?? error.message})`);
+      return false;
+    };
+    const info = await lstat(path).catch(failed);
+    if (!info) return;
+    if (info.isSymbolicLink()) return;
+    const mode = info.mode & 0o777;
+    if (info.isDirectory()) {
+      // The directory first: once it is 0700 nothing below it is reachable by others.
+      if (mode & ~DIR_MODE && (await chmod(path, mode & DIR_MODE).then(() => true, failed))) fixed.dirs++;
+      const entries = recurse ? await readdir(path).catch((error: NodeJS.ErrnoException) => (failed(error), [])) : [];
+      await Promise.all(entries.map((entry) => visit(join(path, entry), true)));
+    } else if (mode & ~FILE_MODE && (await chmod(path, mode & FILE_MODE).then(() => true, failed))) {
+      fixed.files++;
+    }
+  };
+  await visit(dataDir, false);
+  await Promise.all(OWNED_ENTRIES.map((entry) => visit(join(dataDir, entry), true)));
+  return fixed;
+}
+
+/** The one log line for a repaired data dir; null when nothing needed fixing. */
+export function describePermissionFix(dataDir: string, fixed: PermissionFix): string | null {
+  const parts: string[] = [];
+  if (fixed.dirs > 0 || fixed.files > 0) {
+    parts.push(
+      `made ${dataDir} private to this account (${fixed.dirs} ${fixed.dirs === 1 ? 'directory' : 'directories'} set to 0700, ` +
+        `${fixed.files} ${fixed.files === 1 ? 'file' : 'files'} to 0600); other accounts could read them`,
+    );
+  }
+  if (fixed.failed.length > 0) {
+    parts.push(`could not make ${fixed.failed.length} path(s) private, e.g. ${fixed.failed[0]}: fix them with chmod`);
+  }
+  return parts.length > 0 ? `permissions: ${parts.join('; ')}` : null;
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+/**
+ * Text fields a caller sends (UI API, IPC, MCP tools): checked at the boundary so that what
+ * reaches SQL, config.json, a header or a log line is something they can hold. PostgreSQL
+ * refuses NUL in text (a filter with one used to end as a 500), an unpaired UTF-16 surrogate
+ * has no UTF-8 form (it would be silently replaced on the way), and lengths are bounded so a
+ * filter is never a megabyte. Payload fields are bytes, not text, and do not use these.
+ */
+
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export const MAX_NAME_CHARS = 200;
+export const MAX_TEXT_CHARS = 1000;
+export const MAX_URL_CHARS = 2048;
+
+export const isStorableText = (text: string): boolean => !UNSTORABLE.test(text);
+
+const storable = { error: 'must not contain NUL characters or unpaired UTF-16 surrogates' } as const;
+
+/** A non-empty name, filter value or setting: at most `max` characters, no NUL, no lone surrogate. */
+export function inputText(max: number = MAX_TEXT_CHARS, min = 1) {
+  return z.string().min(min).max(max).refine(isStorableText, storable);
+}
+
+/** An opaque pagination cursor as the server issued it (base64url of a short JSON pair). */
+export const CursorInputSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/, { error: 'is not a cursor this server issued (pass next_cursor back unchanged)' });
+
+/**
+ * ISO-8601 times and dates that PostgreSQL can store: zod checks the calendar (no Feb 30, no
+ * hour 24); year 0 is refused too, which the pattern allows and timestamptz does not.
+ */
+const yearOneOrLater = [(text: string) => !text.startsWith('0000'), { error: 'the year must be 0001 or later' }] as const;
+export const IsoDateTimeSchema = z.iso.datetime({ offset: true }).refine(...yearOneOrLater);
+export const IsoDateSchema = z.iso.date().refine(...yearOneOrLater);
