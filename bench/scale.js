@@ -239,9 +239,13 @@ async function benchStart(dataDir) {
 // Each step of a start timed on its own, one after another, in a fresh process (a real start
 // overlaps the database with the module loading: see switchboard.ts start()).
 const BREAKDOWN = `
+import { readFileSync } from 'node:fs';
 const t = [];
+// CPU of the whole process (every thread: the worker, V8's compiler threads), from /proc.
+const cpu = () => { const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) * 10; };
 let last = performance.now();
-const lap = (label) => { const now = performance.now(); t.push([label, now - last]); last = now; };
+let lastCpu = cpu();
+const lap = (label) => { const now = performance.now(); const c = cpu(); t.push([label, now - last, c - lastCpu]); last = now; lastCpu = c; };
 await import('${root}/dist/cli/index.js'); lap('modules needed before the database opens (CLI, config, providers)');
 await Promise.all(['api/http.js', 'mcp/setup.js', 'queue/queue-manager.js', 'receiver/receiver.js', 'replay/forward.js', 'replay/replay.js',
   'control/server.js', 'store/event-store.js'].map((m) => import('${root}/dist/core/' + m)));
@@ -267,7 +271,8 @@ async function benchStartBreakdown(dataDir) {
   const bootStarted = performance.now();
   await new Promise((resolve) => nodeBoot.on('exit', resolve));
   row('  node itself (node -e 0)', fmtMs(performance.now() - bootStarted), '', undefined);
-  for (const [label, ms] of JSON.parse(out.trim().split('\n').at(-1))) row(`  ${label}`, fmtMs(ms), '', undefined);
+  console.log('  one step at a time, in a fresh process:                 wall        CPU');
+  for (const [label, ms, cpuUsed] of JSON.parse(out.trim().split('\n').at(-1))) console.log(`    ${label.padEnd(66)} ${fmtMs(ms).padStart(10)} ${fmtMs(cpuUsed).padStart(10)}`);
 }
 
 async function mcpClient(control) {

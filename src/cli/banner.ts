@@ -1,7 +1,7 @@
-import type { Switchboard } from '../core/switchboard.js';
+import type { Services } from '../core/services.js';
 import { claudeCommand } from '../shared/connect.js';
 
-export function banner(switchboard: Switchboard): string {
+export function banner(switchboard: Services): string {
   const { config, url, token } = switchboard;
   const lines = [`switchboard ${switchboard.version} is receiving`, ''];
   const webhooks = switchboard.providers.statuses().filter((provider) => provider.family === 'webhook');

@@ -1,113 +1,61 @@
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { isSwitchboardError } from '../core/errors.js';
+import { Command, CommanderError } from 'commander';
 import { switchboardVersion } from '../core/paths.js';
 import { usePrivateUmask } from '../core/private-files.js';
-import { createSwitchboard, type Switchboard } from '../core/switchboard.js';
-import { banner } from './banner.js';
+import { eventsCommand } from './commands/events.js';
+import { exportCommand } from './commands/export.js';
+import { importCommand } from './commands/import.js';
+import { providersCommand } from './commands/providers.js';
+import { replayCommand } from './commands/replay.js';
+import { serveCommand } from './commands/serve.js';
+import { showCommand } from './commands/show.js';
+import { triggerCommand } from './commands/trigger.js';
+import { CliError, EXIT_USAGE, formatCliError } from './exit.js';
 
 /**
- * `switchboard serve`: the headless face of the core. Every expected failure (port in use,
- * bad config, unreachable database, unwritable data dir) ends as one line naming the problem
- * and the fix, exit code 2.
+ * `switchboard <verb>`: `serve` runs the core; every other verb is a client of a running
+ * instance's control API (client.ts). Exit codes are in exit.ts; docs/cli.md is the reference.
  */
 
-const USAGE = `usage: switchboard serve [--data-dir DIR] [--config FILE] [--port N] [--control-port N] [--database-url URL]
+const COMMANDS = [serveCommand, eventsCommand, showCommand, replayCommand, triggerCommand, exportCommand, importCommand, providersCommand];
 
-  --data-dir DIR       where events, config.json and control-token live ($SWITCHBOARD_HOME or ~/.switchboard)
-  --config FILE        config file (default <data dir>/config.json)
-  --port N             receiver port, the one to tunnel (default 7777)
-  --control-port N     control port: web UI, API, MCP; loopback only, never tunnel it (default 7778)
-  --database-url URL   use a PostgreSQL server instead of the embedded database`;
-
-export const EXIT_USAGE = 2;
-
-function fail(message: string, hint?: string): never {
-  process.stderr.write(`switchboard: ${message}${hint ? `\n  fix: ${hint}` : ''}\n`);
-  process.exit(EXIT_USAGE);
-}
-
-function portArg(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`${flag} must be a port number from 0 to 65535, got "${value}"`);
-  return port;
+function program(): Command {
+  const root = new Command('switchboard')
+    .description('a workbench for local webhook development: verify, store, inspect, replay')
+    .version(switchboardVersion(), '-v, --version')
+    .showSuggestionAfterError();
+  for (const make of COMMANDS) root.addCommand(make(), make === serveCommand ? { isDefault: true } : {});
+  // Usage errors: one `switchboard: …` line and exit 2, the same as every other failure.
+  const configure = (command: Command) => {
+    command.exitOverride().configureOutput({
+      outputError: (message, write) => write(`switchboard: ${message.replace(/^error: /, '')}`),
+    });
+    if (command !== root) command.showHelpAfterError(`(see: switchboard ${command.name()} --help)`);
+    command.commands.forEach(configure);
+  };
+  configure(root);
+  return root;
 }
 
 export async function main(argv: string[]): Promise<void> {
   // Whatever this process writes (database, token, config, exports) is for this account only.
   usePrivateUmask();
-  let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        'data-dir': { type: 'string' },
-        config: { type: 'string' },
-        port: { type: 'string' },
-        'control-port': { type: 'string' },
-        'database-url': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
+    const root = program();
+    // `serve` is the default command, so commander would read an unknown verb as serve's argument.
+    const verb = argv[0];
+    if (verb !== undefined && !verb.startsWith('-') && verb !== 'help' && !root.commands.some((command) => command.name() === verb)) {
+      throw new CliError(`unknown command "${verb}" (commands: ${root.commands.map((command) => command.name()).join(', ')}; see switchboard --help)`, EXIT_USAGE);
+    }
+    await root.parseAsync(argv, { from: 'user' });
   } catch (error) {
-    fail((error as Error).message, USAGE);
-  }
-  const { values, positionals } = parsed;
-  if (values.version) {
-    process.stdout.write(`${switchboardVersion()}\n`);
-    return;
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  const command = positionals[0] ?? 'serve';
-  if (command !== 'serve' || positionals.length > 1) fail(`unknown command "${positionals.join(' ')}"`, USAGE);
-
-  const dataDir = resolve(values['data-dir'] ?? process.env.SWITCHBOARD_HOME ?? join(homedir(), '.switchboard'));
-  const switchboard = createSwitchboard({
-    dataDir,
-    configPath: values.config ? resolve(values.config) : undefined,
-    env: process.env,
-    token: process.env.SWITCHBOARD_TOKEN || undefined,
-    receiverPort: portArg(values.port, '--port'),
-    controlPort: portArg(values['control-port'], '--control-port'),
-    databaseUrl: values['database-url'],
-    // The receiver's thread parses and verifies while the database commits on the other core.
-    databaseInWorker: true,
-  });
-
-  try {
-    await switchboard.start();
-  } catch (error) {
-    if (isSwitchboardError(error)) fail(error.message, error.hint);
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
+    }
+    if (error instanceof CliError) {
+      process.stderr.write(formatCliError(error));
+      process.exit(error.exitCode);
+    }
     throw error;
   }
-  process.stdout.write(banner(switchboard));
-  handleSignals(switchboard);
-}
-
-function handleSignals(switchboard: Switchboard): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      process.stderr.write(`switchboard: ${signal} again, exiting now\n`);
-      process.exit(130);
-    }
-    stopping = true;
-    process.stderr.write(`switchboard: ${signal}, finishing in-flight deliveries…\n`);
-    switchboard
-      .stop()
-      .then(() => process.exit(0))
-      .catch((error: Error) => {
-        process.stderr.write(`switchboard: shutdown failed: ${error.message}\n`);
-        process.exit(1);
-      });
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }

@@ -10,6 +10,8 @@ import type { ReplayRecord } from './store/event-store.js';
  */
 export interface BusEvents {
   event: [EventSummary];
+  /** A delivery the store already had (same provider and external id): answered, not stored again. */
+  duplicate: [EventSummary];
   rejection: [Rejection];
   replay: [ReplayRecord];
   'provider-status': [ProviderStatus];

@@ -9,6 +9,7 @@ import { loadOrCreateToken, TOKEN_FILE } from './control/auth.js';
 import type { ControlServer } from './control/server.js';
 import { watchControlToken } from './control/token-watcher.js';
 import { SwitchboardError } from './errors.js';
+import type { Services, Urls } from './services.js';
 import { consoleLogger, type Logger } from './logger.js';
 import type { McpSessions } from './mcp/sessions.js';
 import { originOf } from './net.js';
@@ -50,14 +51,8 @@ export interface SwitchboardOptions {
   now?: () => number;
 }
 
-export interface Urls {
-  receiver: string;
-  control: string;
-  mcp: string;
-  ui: string;
-}
-
-export class Switchboard {
+/** The composition root: the only module that knows every part and every face (services.ts). */
+export class Switchboard implements Services {
   readonly bus = new EventBus();
   readonly providers: ProviderSet;
   readonly logger: Logger;

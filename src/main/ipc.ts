@@ -3,7 +3,7 @@ import { toApiError } from '../core/api/api-error.js';
 import { subscribeLive } from '../core/api/live.js';
 import { formatPath } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
-import type { Switchboard } from '../core/switchboard.js';
+import type { Services } from '../core/services.js';
 import { API, type ApiError, type SwitchboardApi } from '../shared/api.js';
 import { API_METHODS, LIVE_CHANNEL, ipcChannel, type ApiMethod } from '../shared/api-methods.js';
 import type { IpcResult } from '../preload/api.js';
@@ -74,7 +74,7 @@ export function setupIpc(ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>, dep
 }
 
 /** Pushes the live stream to our window while it shows our page; returns the unsubscribe. */
-export function setupLive(sb: Switchboard, senders: SenderPolicy): () => void {
+export function setupLive(sb: Services, senders: SenderPolicy): () => void {
   return subscribeLive(sb, (message) => {
     const contents = senders.contents();
     if (contents !== null && !contents.isDestroyed() && senders.isAppUrl(contents.getURL())) contents.send(LIVE_CHANNEL, message);

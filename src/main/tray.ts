@@ -1,6 +1,6 @@
 import type { Menu, MenuItemConstructorOptions, NativeImage, Tray } from 'electron';
 import type { ProviderStatus } from '../shared/providers.js';
-import type { Switchboard } from '../core/switchboard.js';
+import type { Services } from '../core/services.js';
 
 /**
  * The tray icon is what keeps switchboard visible once the window is closed: the core goes on
@@ -43,7 +43,7 @@ export interface TrayDeps {
   createTray: (icon: NativeImage) => Tray;
   buildMenu: (template: MenuItemConstructorOptions[]) => Menu;
   icon: NativeImage;
-  sb: Pick<Switchboard, 'bus' | 'providers' | 'url'>;
+  sb: Pick<Services, 'bus' | 'providers' | 'url'>;
   open: () => void;
   quit: () => void;
 }

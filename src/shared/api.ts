@@ -26,6 +26,9 @@ import { PROVIDER_KINDS, ProviderStatusSchema } from './providers.js';
 
 export const EVENTS_PAGE_MAX = 500;
 
+/** Who may say they are asking through the UI API; `mcp` and `forward` are the core's own. */
+export const API_CALLERS = ['ui', 'api', 'cli'] as const;
+
 export const ListEventsInputSchema = z.strictObject({
   provider: inputText(MAX_NAME_CHARS).optional(),
   event_type: inputText().optional(),
@@ -54,6 +57,7 @@ export const ReplayEventInputSchema = z.strictObject({
   payload: z.string().optional().describe('edited body to send instead of the stored one'),
   payload_encoding: z.enum(PAYLOAD_ENCODINGS).default('utf8'),
   headers: z.record(inputText(MAX_NAME_CHARS), inputText(MAX_URL_CHARS * 4, 0)).optional().describe('headers to add or override'),
+  requested_by: z.enum(API_CALLERS).optional().describe('who is asking, recorded on the replay row (default ui)'),
 });
 export const ReplayEventOutputSchema = ReplaySchema;
 

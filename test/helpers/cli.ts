@@ -12,7 +12,7 @@ export interface Serve {
   exited: Promise<number | null>;
 }
 
-/** Spawns `switchboard serve` and resolves once the banner is printed (both ports answer). */
+/** Spawns `switchboard serve` and resolves once the banner (or the JSON `ready` record) is printed. */
 export function spawnServe(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Serve> {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
     env: { ...process.env, SWITCHBOARD_TOKEN: '', ...env },
@@ -29,8 +29,9 @@ export function spawnServe(args: string[], env: Record<string, string> = {}, tim
       reject(new Error(`serve did not start within ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`));
     }, timeoutMs);
     const check = () => {
-      const receiver = /receiver\s+(http:\/\/\S+)/.exec(out)?.[1];
-      const control = /MCP\s+(http:\/\/\S+)\/mcp/.exec(out)?.[1];
+      // The text banner, or the `ready` record of --log-format json.
+      const receiver = (/receiver\s+(http:\/\/\S+)/.exec(out) ?? /"receiver_url":"(http:\/\/[^"]+)"/.exec(out))?.[1];
+      const control = (/MCP\s+(http:\/\/\S+)\/mcp/.exec(out) ?? /"control_url":"(http:\/\/[^"]+)"/.exec(out))?.[1];
       if (receiver && control) {
         clearTimeout(timer);
         child.stdout!.off('data', check);
@@ -59,4 +60,37 @@ export function serveFailure(args: string[], env: Record<string, string> = {}): 
       resolve({ code, stderr, stdout });
     });
   });
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one client verb of the real binary (`switchboard events …`) to completion. */
+export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<CliRun> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, SWITCHBOARD_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Resolves once `read()` matches (polling), or rejects with what was read. */
+export async function waitForOutput(read: () => string, pattern: RegExp | ((text: string) => boolean), timeoutMs = 15_000): Promise<string> {
+  const matches = typeof pattern === 'function' ? pattern : (text: string) => pattern.test(text);
+  const deadline = Date.now() + timeoutMs;
+  while (!matches(read())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pattern)} in:\n${read()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return read();
 }

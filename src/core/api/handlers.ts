@@ -5,7 +5,7 @@ import { REDACTED } from '../../shared/events.js';
 import { QUEUE_KINDS } from '../../shared/providers.js';
 import { formatPath, readConfigJson, restartRequiredChanges, type Config, type ConfigInput, type SecretSource } from '../config.js';
 import { SwitchboardError } from '../errors.js';
-import type { Switchboard } from '../switchboard.js';
+import type { Services } from '../services.js';
 import { importStream } from '../export/routes.js';
 import { encodeBytes, toEventDetail, toWireReplay } from './wire.js';
 
@@ -24,7 +24,7 @@ type Implementation = { [M in ApiMethod]: (input: ApiParsedInput<M>) => Promise<
 type RawProvider = Record<string, unknown> & { name?: unknown; kind?: unknown; secrets?: unknown; url?: unknown };
 type RawConfig = Record<string, unknown> & { providers?: RawProvider[] };
 
-export function createApiHandlers(sb: Switchboard): SwitchboardApi {
+export function createApiHandlers(sb: Services): SwitchboardApi {
   const implementation = implement(sb);
   const api: Partial<Record<ApiMethod, (input: unknown) => Promise<unknown>>> = {};
   for (const method of API_METHODS) {
@@ -41,7 +41,7 @@ export function createApiHandlers(sb: Switchboard): SwitchboardApi {
   return api as SwitchboardApi;
 }
 
-function implement(sb: Switchboard): Implementation {
+function implement(sb: Services): Implementation {
   // Config edits read-modify-write config.json: one at a time, or two quick edits lose one.
   let editing: Promise<unknown> = Promise.resolve();
   const serialized = <T>(edit: () => Promise<T>): Promise<T> => {
@@ -76,7 +76,7 @@ function implement(sb: Switchboard): Implementation {
         ...(input.resign !== undefined ? { resign: input.resign } : {}),
         ...(input.payload !== undefined ? { payload: new Uint8Array(Buffer.from(input.payload, input.payload_encoding)) } : {}),
         ...(input.headers !== undefined ? { headers: input.headers } : {}),
-        requestedBy: 'ui',
+        requestedBy: input.requested_by ?? 'ui',
       });
       return toWireReplay(record);
     },
@@ -248,7 +248,7 @@ function notFound(name: string): SwitchboardError {
 }
 
 /** config.json as the user wrote it (or the in-memory config of an embedded/test switchboard). */
-async function readRawConfig(sb: Switchboard): Promise<RawConfig> {
+async function readRawConfig(sb: Services): Promise<RawConfig> {
   if (sb.options.config !== undefined) return structuredClone(sb.config) as unknown as RawConfig;
   const value = await readConfigJson(sb.configPath);
   if (value === undefined) return {};
@@ -265,7 +265,7 @@ const isQueueKind = (kind: string): boolean => (QUEUE_KINDS as readonly string[]
  * value goes to the desktop vault when there is one (else into the file, mode 0600), and
  * `{ keep: i }` reuses the existing source so editing never needs the old secret back.
  */
-function toConfigEntry(sb: Switchboard, input: ProviderInput, existing: RawProvider | undefined): RawProvider {
+function toConfigEntry(sb: Services, input: ProviderInput, existing: RawProvider | undefined): RawProvider {
   const existingSecrets = Array.isArray(existing?.secrets) ? (existing.secrets as unknown[]) : [];
   const toSource = (secret: SecretInput, keep: (index: number) => unknown, where: string): unknown => {
     if ('env' in secret) return { env: secret.env };
@@ -314,13 +314,13 @@ function toConfigEntry(sb: Switchboard, input: ProviderInput, existing: RawProvi
   return entry;
 }
 
-function viewSource(sb: Switchboard, source: SecretSource): SecretSourceView {
+function viewSource(sb: Services, source: SecretSource): SecretSourceView {
   if ('env' in source) return { source: 'env', env: source.env, present: sb.providers.resolveSecret(source) !== undefined };
   if ('stored' in source) return { source: 'stored', present: sb.providers.resolveSecret(source) !== undefined };
   return { source: 'value' };
 }
 
-function providerView(sb: Switchboard, name: string): ProviderView {
+function providerView(sb: Services, name: string): ProviderView {
   const config = sb.config.providers.find((provider) => provider.name === name);
   const status = sb.providers.statuses().find((provider) => provider.name === name);
   if (!config || !status) throw notFound(name);
@@ -345,7 +345,7 @@ function providerView(sb: Switchboard, name: string): ProviderView {
   };
 }
 
-function settingsOf(sb: Switchboard): Settings {
+function settingsOf(sb: Services): Settings {
   const config: Config = sb.config;
   return {
     receiver: {

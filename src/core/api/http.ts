@@ -3,7 +3,7 @@ import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
 import type { LiveMessage, SwitchboardApi } from '../../shared/api.js';
 import { sendJson } from '../control/server.js';
 import { httpStatusFor, SwitchboardError } from '../errors.js';
-import type { Switchboard } from '../switchboard.js';
+import type { Services } from '../services.js';
 import { toApiError } from './api-error.js';
 import { createApiHandlers } from './handlers.js';
 import { subscribeLive } from './live.js';
@@ -33,7 +33,7 @@ const METHODS = new Set<string>(API_METHODS);
  * Mounts `/api` on the control port and returns the handlers, which the desktop shell's IPC
  * transport shares: one instance, so edits from a browser and the window are serialized together.
  */
-export function setupApi(sb: Switchboard): SwitchboardApi {
+export function setupApi(sb: Services): SwitchboardApi {
   const api = createApiHandlers(sb);
   const streams = new Set<ServerResponse>();
 
@@ -117,7 +117,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function openLiveStream(sb: Switchboard, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>): void {
+function openLiveStream(sb: Services, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',

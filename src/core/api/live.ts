@@ -2,14 +2,14 @@ import type { LiveMessage } from '../../shared/api.js';
 import type { EventSummary, Rejection } from '../../shared/events.js';
 import type { ProviderStatus } from '../../shared/providers.js';
 import type { ReplayRecord } from '../store/event-store.js';
-import type { Switchboard } from '../switchboard.js';
+import type { Services } from '../services.js';
 import { toWireReplay } from './wire.js';
 
 /**
  * The UI's live stream, from the bus: what the SSE transport writes and what the Electron
  * shell pushes on LIVE_CHANNEL. Returns the unsubscribe function.
  */
-export function subscribeLive(sb: Switchboard, send: (message: LiveMessage) => void): () => void {
+export function subscribeLive(sb: Services, send: (message: LiveMessage) => void): () => void {
   const onEvent = (event: EventSummary) => send({ type: 'event', event });
   const onRejection = (rejection: Rejection) => send({ type: 'rejection', rejection });
   const onReplay = (replay: ReplayRecord) => send({ type: 'replay', replay: toWireReplay(replay) });

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ExportQuerySchema, type ExportQuery } from '../../shared/api.js';
 import { formatPath } from '../config.js';
 import { SwitchboardError } from '../errors.js';
-import type { Switchboard } from '../switchboard.js';
+import type { Services } from '../services.js';
 import { exportLine } from './event-lines.js';
 import { HAR_EPILOGUE, harEntry, harPrologue } from './har.js';
 import { Importer, ndjsonLines, type ImportResult } from './importer.js';
@@ -36,7 +36,7 @@ export function parseExportQuery(params: URLSearchParams): ExportQuery {
   return parsed.data;
 }
 
-export async function streamExport(sb: Switchboard, query: ExportQuery, res: ServerResponse): Promise<void> {
+export async function streamExport(sb: Services, query: ExportQuery, res: ServerResponse): Promise<void> {
   const { format, ...filter } = query;
   const stamp = new Date(sb.now()).toISOString().replace(/[:.]/g, '-');
   res.writeHead(200, {
@@ -75,7 +75,7 @@ export async function streamExport(sb: Switchboard, query: ExportQuery, res: Ser
 }
 
 /** Import a stream of NDJSON (the CLI streams big files here); the answer is the summary. */
-export async function importStream(sb: Switchboard, chunks: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): Promise<ImportResult> {
+export async function importStream(sb: Services, chunks: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): Promise<ImportResult> {
   const maxLineBytes = maxImportLineBytes(sb);
   const importer = new Importer(sb.store, () => sb.providers.allSecrets(), maxLineBytes);
   for await (const line of ndjsonLines(chunks, maxLineBytes)) await importer.add(line);
@@ -83,7 +83,7 @@ export async function importStream(sb: Switchboard, chunks: AsyncIterable<Buffer
 }
 
 /** A line holds a body as base64 (4/3 of it) plus its JSON text and headers. */
-function maxImportLineBytes(sb: Switchboard): number {
+function maxImportLineBytes(sb: Services): number {
   return Math.ceil(sb.config.receiver.max_body_bytes * 2.5) + 1024 * 1024;
 }
 

@@ -1,5 +1,5 @@
 import { KeyedRateLimits } from '../replay/rate-limit.js';
-import type { Switchboard } from '../switchboard.js';
+import type { Services } from '../services.js';
 import type { McpDeps } from './deps.js';
 import { McpSessions } from './sessions.js';
 
@@ -8,7 +8,7 @@ export const MCP_REPLAY_BURST = 5;
 export const MCP_REPLAYS_PER_SECOND = 0.5;
 
 /** Mounts the MCP endpoint on the control port (`/mcp`) and closes its sessions on stop. */
-export function setupMcp(sb: Switchboard): McpSessions {
+export function setupMcp(sb: Services): McpSessions {
   const sessions = new McpSessions(mcpDeps(sb), {
     rateLimits: new KeyedRateLimits({ capacity: MCP_REPLAY_BURST, refillPerSecond: MCP_REPLAYS_PER_SECOND, now: sb.now }),
     now: sb.now,
@@ -18,7 +18,7 @@ export function setupMcp(sb: Switchboard): McpSessions {
   return sessions;
 }
 
-export function mcpDeps(sb: Switchboard): McpDeps {
+export function mcpDeps(sb: Services): McpDeps {
   return {
     // Read through the switchboard at call time: both exist only while it is started.
     get store() {

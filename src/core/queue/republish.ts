@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { SecretSource } from '../config.js';
 import { SwitchboardError } from '../errors.js';
-import type { Switchboard } from '../switchboard.js';
+import type { Services } from '../services.js';
 import { CONNECT_TIMEOUT_MS, redactSecrets, redisUrlProblem, secretsOfUrl } from './redis-link.js';
 
 /**
@@ -29,7 +29,7 @@ export interface RepublishResult {
 export const REPLAY_OF_FIELD = 'switchboard_replay_of';
 
 export async function republishToStream(
-  sb: Pick<Switchboard, 'store' | 'providers'>,
+  sb: Pick<Services, 'store' | 'providers'>,
   eventId: number,
   target: RepublishTarget,
 ): Promise<RepublishResult> {

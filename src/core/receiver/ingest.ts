@@ -64,7 +64,6 @@ export async function recordRejection(
   hint: string,
   body: { size: number; sha256: string },
 ): Promise<void> {
-  deps.logger.warn(`rejected delivery to "${provider.name}": ${reason}`);
   try {
     const rejection = await deps.store.insertRejection({
       provider: provider.name,
@@ -132,7 +131,7 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
     return errorAnswer(503, 'storage_unavailable', `${message}; the sender should retry`);
   }
 
-  if (!stored.duplicate) deps.bus.emit('event', stored.event);
+  deps.bus.emit(stored.duplicate ? 'duplicate' : 'event', stored.event);
   delivery.test?.stored(stored.event);
 
   const handshake = attempt(deps, provider, 'answering the handshake of', () => verifier.handshake?.(delivery) ?? null);

@@ -179,6 +179,19 @@ describe('events', () => {
     expect((await ok('getEvent', { id })).replays[0]).toMatchObject({ id: replay.id });
   });
 
+  it('records who asked when the caller says (ui, api, cli), and refuses the core\'s own callers', async () => {
+    const { events } = await ok('listEvents', { search: 'api-7731' });
+    const replay = await ok('replayEvent', { id: events[0].id, target_url: `${consumerUrl}/hooks`, requested_by: 'cli' });
+    expect(replay).toMatchObject({ requested_by: 'cli', delivered: true });
+    const before = consumed.length;
+    for (const forged of ['mcp', 'forward']) {
+      const refused = await api('replayEvent', { id: events[0].id, target_url: `${consumerUrl}/hooks`, requested_by: forged });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.message).toMatch(/requested_by/);
+    }
+    expect(consumed.length).toBe(before);
+  });
+
   it('refuses a replay without any target, making no request', async () => {
     const before = consumed.length;
     const { events } = await ok('listEvents', { limit: 1 });

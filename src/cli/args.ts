@@ -1,0 +1,17 @@
+import { InvalidArgumentError } from 'commander';
+
+/** Argument parsers for commander: a bad value is a usage error (exit 2) naming the flag. */
+
+export function positiveInt(flag: string, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > max) throw new InvalidArgumentError(`${flag} must be a whole number from 1 to ${max}`);
+    return n;
+  };
+}
+
+export function eventId(value: string): number {
+  const n = Number(value.replace(/^#/, ''));
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('an event id is a positive whole number, e.g. 1042 or #1042');
+  return n;
+}

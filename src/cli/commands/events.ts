@@ -1,0 +1,156 @@
+import { Command, Option } from 'commander';
+import { EVENTS_PAGE_MAX } from '../../shared/api.js';
+import { ORIGINS, TRUST_MODES, type EventSummary } from '../../shared/events.js';
+import { connect, withClientOptions, type ClientFlags, type ControlClient } from '../client.js';
+import { bytes, localTime, table } from '../format.js';
+import { positiveInt } from '../args.js';
+import { CliError, EXIT_FAILED } from '../exit.js';
+
+/**
+ * `switchboard events`: the latest events, oldest first (like a log's tail); `--follow` keeps
+ * printing new ones. The live stream (`/api/live`, what the UI listens to) is only a doorbell:
+ * each ring re-asks `listEvents` with the same filters for what is newer than the last line
+ * printed, so the filters mean exactly what they mean in the UI and the API.
+ */
+
+interface EventsFlags extends ClientFlags {
+  follow?: boolean;
+  provider?: string;
+  type?: string;
+  trust?: (typeof TRUST_MODES)[number];
+  origin?: (typeof ORIGINS)[number];
+  search?: string;
+  limit: number;
+  json?: boolean;
+}
+
+export function eventsCommand(): Command {
+  return withClientOptions(
+    new Command('events')
+      .description('list the latest events; --follow keeps printing new ones')
+      .option('-f, --follow', 'keep printing new events as they arrive (Ctrl-C to stop)')
+      .option('--provider <name>', 'only this provider')
+      .option('--type <event_type>', 'only this event type')
+      .addOption(new Option('--trust <mode>', 'only this trust mode').choices(TRUST_MODES))
+      .addOption(new Option('--origin <origin>', 'only real deliveries, test events or imports').choices(ORIGINS))
+      .option('--search <text>', 'free text matched against payloads and event types')
+      .option('-n, --limit <n>', `how many of the latest to print first (1–${EVENTS_PAGE_MAX})`, positiveInt('--limit', EVENTS_PAGE_MAX), 20)
+      .option('--json', 'one JSON object (an event summary) per line'),
+  ).action(async (flags: EventsFlags) => {
+    const client = await connect(flags);
+    const print = printer(flags.json === true);
+    if (!flags.follow) {
+      const page = await client.call('listEvents', { ...filtersOf(flags), limit: flags.limit });
+      print(page.events.reverse(), true);
+      return;
+    }
+    await follow(client, flags, print);
+  });
+}
+
+function filtersOf(flags: EventsFlags) {
+  return {
+    ...(flags.provider !== undefined ? { provider: flags.provider } : {}),
+    ...(flags.type !== undefined ? { event_type: flags.type } : {}),
+    ...(flags.trust !== undefined ? { trust_mode: flags.trust } : {}),
+    ...(flags.origin !== undefined ? { origin: flags.origin } : {}),
+    ...(flags.search !== undefined ? { search: flags.search } : {}),
+  };
+}
+
+const HEADER = ['ID', 'TIME', 'PROVIDER', 'TYPE', 'TRUST', 'SIZE'];
+
+function row(event: EventSummary): string[] {
+  const trust = `${event.trust_mode}${event.origin === 'test' ? ' TEST' : event.origin === 'import' ? ' imported' : ''}`;
+  return [`#${event.id}`, localTime(event.received_at), event.provider, event.event_type ?? '-', trust, bytes(event.payload_size)];
+}
+
+/** Prints events oldest first: a table for people, one JSON summary per line for programs. */
+function printer(json: boolean): (events: EventSummary[], first: boolean) => void {
+  let widths: number[] | undefined;
+  return (events, first) => {
+    if (json) {
+      process.stdout.write(events.map((event) => `${JSON.stringify(event)}\n`).join(''));
+      return;
+    }
+    if (first) {
+      if (events.length === 0) {
+        process.stderr.write('no events yet\n');
+        widths = HEADER.map((cell) => cell.length);
+        return;
+      }
+      const text = table(HEADER, events.map(row));
+      process.stdout.write(text);
+      // Later (followed) rows keep the first page's columns where they fit.
+      widths = HEADER.map((_, column) => Math.max(HEADER[column]!.length, ...events.map((event) => row(event)[column]!.length)));
+      return;
+    }
+    for (const event of events) {
+      const cells = row(event);
+      process.stdout.write(`${cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths![column]!))).join('  ')}\n`);
+    }
+  };
+}
+
+async function follow(client: ControlClient, flags: EventsFlags, print: (events: EventSummary[], first: boolean) => void): Promise<void> {
+  let lastId = 0;
+  let pulling = false;
+  let again = false;
+  let failed: unknown;
+  let ready = false;
+
+  /** Everything newer than the last printed event that matches the filters, oldest first. */
+  const pull = async () => {
+    if (pulling) {
+      again = true;
+      return;
+    }
+    pulling = true;
+    try {
+      do {
+        again = false;
+        const fresh: EventSummary[] = [];
+        let cursor: string | undefined;
+        pages: for (;;) {
+          const page = await client.call('listEvents', { ...filtersOf(flags), limit: EVENTS_PAGE_MAX, ...(cursor ? { cursor } : {}) });
+          for (const event of page.events) {
+            if (event.id <= lastId) break pages;
+            fresh.push(event);
+          }
+          if (!page.next_cursor) break;
+          cursor = page.next_cursor;
+        }
+        if (fresh.length > 0) {
+          lastId = Math.max(lastId, ...fresh.map((event) => event.id));
+          print(fresh.reverse(), false);
+        }
+      } while (again);
+    } catch (error) {
+      failed = error;
+      controller.abort();
+    } finally {
+      pulling = false;
+    }
+  };
+
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  // Open the stream before reading the first page, so nothing lands between the two unseen.
+  const live = await client.live((message) => {
+    // Rings before the first page is printed are covered by the pull right after it.
+    if (message.type === 'event' && ready) void pull();
+  }, controller.signal);
+  const first = await client.call('listEvents', { ...filtersOf(flags), limit: flags.limit });
+  lastId = Math.max(0, ...first.events.map((event) => event.id));
+  print(first.events.reverse(), true);
+  ready = true;
+  process.stderr.write(`following new events on ${client.where} (Ctrl-C to stop)\n`);
+  void pull();
+  try {
+    await live.done;
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+  }
+  if (failed) throw failed;
+  if (!controller.signal.aborted) throw new CliError(`the switchboard on ${client.where} stopped`, EXIT_FAILED);
+}

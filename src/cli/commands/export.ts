@@ -1,0 +1,79 @@
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { Command, Option } from 'commander';
+import { EXPORT_FORMATS } from '../../shared/api.js';
+import { ORIGINS, TRUST_MODES } from '../../shared/events.js';
+import { connect, withClientOptions, type ClientFlags } from '../client.js';
+import { CliError, EXIT_FAILED } from '../exit.js';
+
+/**
+ * `switchboard export` (DESIGN §12): streams `GET /api/export` to stdout or a file, oldest
+ * first, without holding the log in memory. A file is written beside its name and renamed at
+ * the end, so an interrupted export never leaves a file that looks complete.
+ */
+
+interface ExportFlags extends ClientFlags {
+  format: (typeof EXPORT_FORMATS)[number];
+  provider?: string;
+  type?: string;
+  trust?: string;
+  origin?: string;
+  search?: string;
+  since?: string;
+  until?: string;
+  output?: string;
+}
+
+export function exportCommand(): Command {
+  return withClientOptions(
+    new Command('export')
+      .description('export events as NDJSON (re-importable, exact bytes) or HAR 1.2')
+      .addOption(new Option('--format <format>', 'ndjson or har').choices(EXPORT_FORMATS).default('ndjson'))
+      .option('--provider <name>', 'only this provider')
+      .option('--type <event_type>', 'only this event type')
+      .addOption(new Option('--trust <mode>', 'only this trust mode').choices(TRUST_MODES))
+      .addOption(new Option('--origin <origin>', 'only real deliveries, test events or imports').choices(ORIGINS))
+      .option('--search <text>', 'free text matched against payloads and event types')
+      .option('--since <time>', 'received at or after (ISO-8601 date or time)')
+      .option('--until <time>', 'received before (ISO-8601 date or time)')
+      .option('-o, --output <file>', 'write to this file instead of stdout'),
+  ).action(async (flags: ExportFlags) => {
+    const query = new URLSearchParams({ format: flags.format });
+    const filters: [string, string | undefined][] = [
+      ['provider', flags.provider],
+      ['event_type', flags.type],
+      ['trust_mode', flags.trust],
+      ['origin', flags.origin],
+      ['search', flags.search],
+      ['since', flags.since],
+      ['until', flags.until],
+    ];
+    for (const [name, value] of filters) if (value !== undefined) query.set(name, value);
+    const client = await connect(flags);
+    const response = await client.get(`/api/export?${query}`);
+    const body = Readable.fromWeb(response.body! as WebReadableStream<Uint8Array>);
+    if (flags.output === undefined) {
+      await pipeline(body, process.stdout, { end: false });
+      return;
+    }
+    let lines = 0;
+    const count = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+        done(null, chunk);
+      },
+    });
+    const partial = `${flags.output}.partial`;
+    try {
+      await pipeline(body, count, createWriteStream(partial, { mode: 0o600 }));
+      await rename(partial, flags.output);
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw new CliError(`export to ${flags.output} failed: ${(error as Error).message}`, EXIT_FAILED);
+    }
+    process.stderr.write(flags.format === 'ndjson' ? `exported ${lines} events to ${flags.output}\n` : `exported to ${flags.output}\n`);
+  });
+}

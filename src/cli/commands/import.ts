@@ -1,0 +1,39 @@
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { Command } from 'commander';
+import { ImportEventsOutputSchema } from '../../shared/api.js';
+import { connect, withClientOptions, type ClientFlags } from '../client.js';
+import { CliError, EXIT_FAILED, usageError } from '../exit.js';
+
+/**
+ * `switchboard import FILE` (DESIGN §12): streams an NDJSON export to `POST /api/import`; the
+ * events are stored with `origin: "import"`, deduplicated. Lines that cannot be imported are
+ * listed with their line numbers, and make the exit code 1; the others are imported anyway.
+ */
+
+interface ImportFlags extends ClientFlags {
+  json?: boolean;
+}
+
+export function importCommand(): Command {
+  return withClientOptions(
+    new Command('import')
+      .description('import an NDJSON export (events are stored with origin "import")')
+      .argument('<file>', 'an NDJSON file written by `switchboard export` ("-" for stdin)')
+      .option('--json', 'print {imported, duplicates, errors, error_count} as JSON'),
+  ).action(async (file: string, flags: ImportFlags) => {
+    if (file !== '-') await access(file).catch((error: NodeJS.ErrnoException) => Promise.reject(usageError(`${file}: ${error.code ?? error.message}`)));
+    const client = await connect(flags);
+    const source = file === '-' ? process.stdin : createReadStream(file);
+    const response = await client.post('/api/import', Readable.toWeb(source) as ReadableStream<Uint8Array>, 'application/x-ndjson');
+    const result = ImportEventsOutputSchema.parse(await response.json());
+    if (flags.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else {
+      process.stdout.write(`imported ${result.imported} event${result.imported === 1 ? '' : 's'}, ${result.duplicates} already stored\n`);
+      for (const error of result.errors) process.stderr.write(`  line ${error.line}: ${error.message}\n`);
+      if (result.error_count > result.errors.length) process.stderr.write(`  … and ${result.error_count - result.errors.length} more\n`);
+    }
+    if (result.error_count > 0) throw new CliError(`${result.error_count} line${result.error_count === 1 ? '' : 's'} of ${file} not imported`, EXIT_FAILED);
+  });
+}

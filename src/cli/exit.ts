@@ -1,0 +1,33 @@
+/**
+ * How the CLI ends (docs/cli.md): 0 done; 1 the operation failed (a replay target refused or
+ * unreachable, an import with errors, an error the server reported); 2 usage, or nothing to
+ * talk to (no running instance, a refused token). Commands throw `CliError`; `main` prints it
+ * and exits, so no command calls `process.exit` itself.
+ */
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: typeof EXIT_FAILED | typeof EXIT_USAGE,
+    /** What to do about it, printed as a second line `  fix: …`. */
+    readonly hint?: string,
+    /** Print the message as is, without the `switchboard: ` prefix. */
+    readonly bare = false,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export function usageError(message: string, hint?: string): CliError {
+  return new CliError(message, EXIT_USAGE, hint);
+}
+
+export function formatCliError(error: CliError): string {
+  const head = error.bare ? error.message : `switchboard: ${error.message}`;
+  return `${head}${error.hint ? `\n  fix: ${error.hint}` : ''}\n`;
+}

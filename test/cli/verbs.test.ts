@@ -1,0 +1,371 @@
+import { sign } from '@octokit/webhooks-methods';
+import { createServer } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventSummarySchema } from '../../src/shared/events.js';
+import { GetEventOutputSchema, ImportEventsOutputSchema, ListProvidersOutputSchema, ListTestEventsOutputSchema, ReplayEventOutputSchema } from '../../src/shared/api.js';
+import { ExportedEventSchema } from '../../src/shared/export.js';
+import { BIN, runCli, spawnServe, waitForOutput, type Serve } from '../helpers/cli.js';
+import { startConsumer, type Consumer } from '../core/replay/consumer.js';
+import { spawn } from 'node:child_process';
+
+/**
+ * The client verbs (DESIGN §13), each run as the real binary against a real spawned
+ * `switchboard serve`: they find it through its data dir (recorded control URL, token file).
+ */
+
+const SECRET = 'verbs-test-secret';
+const VERBS = ['serve', 'events', 'show', 'replay', 'trigger', 'export', 'import', 'providers'];
+let dir: string;
+let dataDir: string;
+let serve: Serve;
+let consumer: Consumer;
+const ids: Record<string, number> = {};
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir]);
+
+async function deliver(provider: string, body: string, headers: Record<string, string> = {}): Promise<number> {
+  const answer = await fetch(`${serve.receiver}/webhooks/${provider}`, { method: 'POST', headers, body });
+  expect(answer.status).toBe(200);
+  return ((await answer.json()) as { id: number }).id;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'switchboard-verbs-'));
+  dataDir = join(dir, 'data');
+  consumer = await startConsumer();
+  const config = join(dir, 'config.json');
+  await writeFile(
+    config,
+    JSON.stringify({
+      providers: [
+        { name: 'homelab', kind: 'open' },
+        { name: 'github', kind: 'github', secrets: [{ env: 'VERBS_GITHUB_SECRET' }] },
+      ],
+      replay: { default_target: consumer.url('/default') },
+    }),
+  );
+  serve = await spawnServe(['--data-dir', dataDir, '--config', config, '--port', '0', '--control-port', '0', '--database-url', 'memory://', '--quiet'], {
+    VERBS_GITHUB_SECRET: SECRET,
+  });
+  const push = JSON.stringify({ ref: 'refs/heads/main', note: 'needle-in-payload' });
+  ids.push = await deliver('github', push, {
+    'content-type': 'application/json',
+    'x-github-event': 'push',
+    'x-github-delivery': 'verbs-1',
+    'x-hub-signature-256': await sign(SECRET, push),
+  });
+  ids.ping = await deliver('homelab', JSON.stringify({ type: 'ping' }), { 'content-type': 'application/json' });
+});
+
+afterAll(async () => {
+  serve.child.kill('SIGTERM');
+  await serve.exited;
+  await consumer.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('every verb', () => {
+  it.each(VERBS)('%s --help prints its usage and exits 0', async (verb) => {
+    const run = await runCli([verb, '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Usage: switchboard ${verb}`);
+  });
+
+  it('refuses an unknown verb and a bad flag with exit 2 and one line', async () => {
+    const unknown = await runCli(['evnts']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^switchboard: unknown command "evnts"/);
+    const badLimit = await cli('events', '--limit', 'lots');
+    expect(badLimit.code).toBe(2);
+    expect(badLimit.stderr).toMatch(/--limit must be a whole number/);
+  });
+});
+
+describe('without a running instance, or with the wrong token', () => {
+  it('says in one line that nothing answers and how to start one (exit 2)', async () => {
+    const port = await closedPort();
+    for (const verb of [['events'], ['show', '1'], ['replay', '1'], ['trigger', 'github'], ['export'], ['providers']]) {
+      const run = await runCli([...verb, '--control-url', `http://127.0.0.1:${port}`]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(`no switchboard is answering on 127.0.0.1:${port} — start one with: switchboard serve\n`);
+      expect(run.stdout).toBe('');
+    }
+  });
+
+  it('finds the control port in the config.json of a data dir that no instance recorded', async () => {
+    const port = await closedPort();
+    const empty = join(dir, 'stopped');
+    await runCli(['events', '--data-dir', empty]); // no dir at all: the default port
+    await import('node:fs/promises').then(({ mkdir }) => mkdir(empty, { recursive: true }));
+    await writeFile(join(empty, 'config.json'), JSON.stringify({ control: { port } }));
+    const run = await runCli(['events', '--data-dir', empty]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`no switchboard is answering on 127.0.0.1:${port} — start one with: switchboard serve --data-dir ${empty}\n`);
+  });
+
+  it('says the token was refused, in one line (exit 2)', async () => {
+    const run = await cli('providers', '--token', 'not-the-token');
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/refused the control token/);
+    expect(run.stderr).not.toContain('not-the-token');
+  });
+
+  it('takes the token from SWITCHBOARD_TOKEN and the URL from --control-url', async () => {
+    const token = (await readFile(join(dataDir, 'control-token'), 'utf8')).trim();
+    const run = await runCli(['providers', '--json', '--control-url', serve.control, '--data-dir', join(dir, 'elsewhere')], { SWITCHBOARD_TOKEN: token });
+    expect(run.code).toBe(0);
+    expect(ListProvidersOutputSchema.parse(JSON.parse(run.stdout)).providers.map((provider) => provider.status.name)).toEqual(['homelab', 'github']);
+  });
+});
+
+describe('events', () => {
+  it('prints an aligned table, oldest first, times local', async () => {
+    const run = await cli('events');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+TIME\s+PROVIDER\s+TYPE\s+TRUST\s+SIZE$/);
+    expect(lines[1]).toMatch(new RegExp(`^#${ids.push}\\s+\\d\\d:\\d\\d:\\d\\d\\s+github\\s+push\\s+signed\\s+\\d+ B$`));
+    expect(lines[2]).toMatch(new RegExp(`^#${ids.ping}\\s+\\d\\d:\\d\\d:\\d\\d\\s+homelab\\s+ping\\s+open\\s+\\d+ B$`));
+    // Aligned: every row's PROVIDER column starts where the header's does.
+    const column = lines[0]!.indexOf('PROVIDER');
+    for (const line of lines.slice(1)) expect(line.slice(column)).toMatch(/^(github|homelab)/);
+  });
+
+  it('--json: one EventSummary per line; filters by provider, type and search', async () => {
+    const all = await cli('events', '--json');
+    const events = all.stdout.trim().split('\n').map((line) => EventSummarySchema.strict().parse(JSON.parse(line)));
+    expect(events.map((event) => event.id)).toEqual([ids.push, ids.ping]);
+    const github = await cli('events', '--json', '--provider', 'github');
+    expect(github.stdout.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual([ids.push]);
+    const typed = await cli('events', '--json', '--type', 'ping');
+    expect(typed.stdout.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual([ids.ping]);
+    const searched = await cli('events', '--json', '--search', 'needle-in');
+    expect(searched.stdout.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual([ids.push]);
+    const limited = await cli('events', '--json', '--limit', '1');
+    expect(limited.stdout.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual([ids.ping]);
+  });
+
+  it('an unknown provider filter is the server\'s error, exit 1', async () => {
+    const run = await cli('events', '--provider', 'nope');
+    if (run.code === 0) expect(run.stdout.trim()).toBe(''); // older servers answer an empty page
+    else {
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^switchboard: /);
+    }
+  });
+
+  it('--follow prints a delivery made after it started, then exits 0 on Ctrl-C', async () => {
+    const child = spawn(process.execPath, [BIN, 'events', '--follow', '--json', '--provider', 'homelab', '--data-dir', dataDir], {
+      env: { ...process.env, SWITCHBOARD_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (err += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      await waitForOutput(() => err, /following new events on 127\.0\.0\.1:\d+/);
+      expect(out.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual([ids.ping]);
+      await deliver('github', '{"zen":"not for this filter"}', {
+        'x-github-event': 'ping',
+        'x-github-delivery': 'verbs-2',
+        'x-hub-signature-256': await sign(SECRET, '{"zen":"not for this filter"}'),
+      });
+      const later = await deliver('homelab', JSON.stringify({ type: 'after-follow' }));
+      await waitForOutput(() => out, new RegExp(`"id":${later},`));
+      const followed = out.trim().split('\n').map((line) => EventSummarySchema.parse(JSON.parse(line)));
+      expect(followed.map((event) => event.id)).toEqual([ids.ping, later]);
+      expect(followed[1]).toMatchObject({ provider: 'homelab', event_type: 'after-follow' });
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  });
+});
+
+describe('show', () => {
+  it('prints trust, headers (redacted signature) and the pretty payload', async () => {
+    const run = await cli('show', String(ids.push));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^#${ids.push}  github  push  signed \\(verified\\)`));
+    expect(run.stdout).toMatch(/x-hub-signature-256\s+«redacted»/);
+    expect(run.stdout).toContain('"note": "needle-in-payload"');
+    expect(run.stdout).not.toContain(SECRET);
+  });
+
+  it('--json is the getEvent output', async () => {
+    const run = await cli('show', `#${ids.ping}`, '--json');
+    const detail = GetEventOutputSchema.parse(JSON.parse(run.stdout));
+    expect(detail.event).toMatchObject({ id: ids.ping, provider: 'homelab', payload: '{"type":"ping"}' });
+  });
+
+  it('an id that does not exist: exit 1 and why', async () => {
+    const run = await cli('show', '99999');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/there is no event 99999/);
+  });
+});
+
+describe('replay', () => {
+  it('re-signs to the default target, recorded as asked by the cli', async () => {
+    consumer.reset();
+    const run = await cli('replay', String(ids.push));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^→ ${consumer.url('/default').replace(/\./g, '\\.')}  200  \\d+ ms  \\(re-signed\\)`));
+    const request = consumer.requests.at(-1)!;
+    expect(request.headers['x-hub-signature-256']).toBe(await sign(SECRET, request.body.toString()));
+    const history = GetEventOutputSchema.parse(JSON.parse((await cli('show', String(ids.push), '--json')).stdout)).replays;
+    expect(history[0]).toMatchObject({ requested_by: 'cli', resigned: true, delivered: true, response_status: 200 });
+  });
+
+  it('--to and --no-resign; --json is the replay row', async () => {
+    consumer.reset();
+    const run = await cli('replay', String(ids.push), '--to', consumer.url('/other'), '--no-resign', '--json');
+    expect(run.code).toBe(0);
+    const replay = ReplayEventOutputSchema.parse(JSON.parse(run.stdout));
+    expect(replay).toMatchObject({ target_url: consumer.url('/other'), resigned: false, requested_by: 'cli', response_status: 200 });
+    expect(consumer.requests.at(-1)!.headers['x-hub-signature-256']).toBeUndefined();
+  });
+
+  it('a consumer that is not running: exit 1, the failure recorded', async () => {
+    const port = await closedPort();
+    const run = await cli('replay', String(ids.ping), '--to', `http://127.0.0.1:${port}/hooks`);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`replay of #${ids.ping} to http://127\\.0\\.0\\.1:${port}/hooks failed: .*refused`));
+  });
+
+  it('a target outside replay.allow_hosts is refused: exit 1 and the fix', async () => {
+    const run = await cli('replay', String(ids.ping), '--to', 'http://example.com/hooks');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/replay target refused/);
+    expect(run.stderr).toMatch(/fix: .*allow_hosts/);
+  });
+});
+
+describe('providers', () => {
+  it('prints a table with status and receive URLs', async () => {
+    const run = await cli('providers');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^NAME\s+KIND\s+TRUST\s+STATUS\s+SECRET\s+RECEIVES AT$/m);
+    expect(run.stdout).toMatch(new RegExp(`^github\\s+github\\s+signed\\s+listening\\s+configured\\s+${serve.receiver.replace(/\./g, '\\.')}/webhooks/github$`, 'm'));
+    expect(run.stdout).toMatch(/^homelab\s+open\s+open\s+listening\s+-\s+http:/m);
+  });
+
+  it('--json is the listProviders output', async () => {
+    const run = await cli('providers', '--json');
+    const result = ListProvidersOutputSchema.parse(JSON.parse(run.stdout));
+    expect(result.providers.find((provider) => provider.status.name === 'github')).toMatchObject({
+      status: { kind: 'github', secret_status: 'configured' },
+      receive_url: `${serve.receiver}/webhooks/github`,
+    });
+  });
+});
+
+describe('trigger', () => {
+  it('--list names what each provider can send', async () => {
+    const run = await cli('trigger', '--list', 'github');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^PROVIDER\s+KIND\s+EVENT TYPE\s+DESCRIPTION$/m);
+    expect(run.stdout).toMatch(/^github\s+github\s+push\s+\S/m);
+    const json = ListTestEventsOutputSchema.parse(JSON.parse((await cli('trigger', '--list', '--json')).stdout));
+    expect(json.test_events.some((info) => info.provider === 'homelab')).toBe(true);
+  });
+
+  it('sends a signed test event with overrides, stored as TEST', async () => {
+    const run = await cli('trigger', 'github', 'push', '--set', 'ref=refs/heads/from-cli', '--set', 'forced=true');
+    expect(run.code).toBe(0);
+    const match = /^sent #(\d+)  github  push  signed  TEST$/m.exec(run.stdout);
+    expect(match, run.stdout + run.stderr).not.toBeNull();
+    const detail = GetEventOutputSchema.parse(JSON.parse((await cli('show', match![1]!, '--json')).stdout));
+    expect(detail.event).toMatchObject({ origin: 'test', verified: true, trust_mode: 'signed' });
+    expect(JSON.parse(detail.event.payload)).toMatchObject({ ref: 'refs/heads/from-cli', forced: true });
+    const listed = await cli('events', '--origin', 'test');
+    expect(listed.stdout).toMatch(new RegExp(`^#${match![1]}\\s.*github\\s+push\\s+signed TEST`, 'm'));
+  });
+
+  it('--payload FILE sends that body; --json is the event summary', async () => {
+    const file = join(dir, 'payload.json');
+    await writeFile(file, '{"hand":"written"}');
+    const run = await cli('trigger', 'homelab', '--payload', file, '--json');
+    expect(run.code).toBe(0);
+    const event = EventSummarySchema.parse(JSON.parse(run.stdout));
+    expect(event).toMatchObject({ provider: 'homelab', origin: 'test' });
+    expect(GetEventOutputSchema.parse(JSON.parse((await cli('show', String(event.id), '--json')).stdout)).event.payload).toBe('{"hand":"written"}');
+  });
+
+  it('no provider is a usage error (2); an unknown one is the server saying which exist (1)', async () => {
+    const none = await cli('trigger');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/which provider\?/);
+    const unknown = await cli('trigger', 'nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/github/);
+  });
+});
+
+describe('export and import', () => {
+  it('exports NDJSON to stdout, every line a full event, oldest first; filters apply', async () => {
+    const run = await cli('export', '--provider', 'github');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n').map((line) => ExportedEventSchema.parse(JSON.parse(line)));
+    expect(lines[0]).toMatchObject({ id: ids.push, provider: 'github', external_id: 'verbs-1' });
+    expect(lines.every((line) => line.provider === 'github')).toBe(true);
+    expect(lines.map((line) => line.id)).toEqual([...lines.map((line) => line.id)].sort((a, b) => a - b));
+  });
+
+  it('-o FILE writes the file and says how many; HAR is one JSON document', async () => {
+    const file = join(dir, 'all.ndjson');
+    const run = await cli('export', '-o', file);
+    expect(run.code).toBe(0);
+    const count = (await readFile(file, 'utf8')).trim().split('\n').length;
+    expect(run.stderr).toBe(`exported ${count} events to ${file}\n`);
+    const har = await cli('export', '--format', 'har', '--provider', 'homelab');
+    expect(JSON.parse(har.stdout).log.entries.length).toBeGreaterThan(0);
+  });
+
+  it('a bad filter is a usage error (2) or the server refusing it (1)', async () => {
+    expect((await cli('export', '--format', 'csv')).code).toBe(2);
+    const badSince = await cli('export', '--since', 'yesterday');
+    expect(badSince.code).toBe(1);
+    expect(badSince.stderr).toMatch(/since/);
+  });
+
+  it('import: lines already stored are duplicates; a bad line is named and exits 1, the rest imported', async () => {
+    const file = join(dir, 'all.ndjson');
+    const again = await cli('import', file, '--json');
+    expect(again.code).toBe(0);
+    const result = ImportEventsOutputSchema.parse(JSON.parse(again.stdout));
+    expect(result).toMatchObject({ imported: 0, error_count: 0 });
+    expect(result.duplicates).toBe((await readFile(file, 'utf8')).trim().split('\n').length);
+
+    const mixed = join(dir, 'mixed.ndjson');
+    const fresh = { provider: 'homelab', family: 'webhook', event_type: 'imported.one', external_id: 'imp-1', trust_mode: 'open', verified: false, received_at: '2026-01-02T03:04:05.000006Z', headers: {}, payload_base64: Buffer.from('{"imported":true}').toString('base64') };
+    await writeFile(mixed, `${JSON.stringify(fresh)}\n{"not":"an event"}\n`);
+    const run = await cli('import', mixed);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('imported 1 event, 0 already stored\n');
+    expect(run.stderr).toMatch(/^  line 2: /m);
+    expect(run.stderr).toMatch(/1 line of .*mixed\.ndjson not imported/);
+    const listed = await cli('events', '--json', '--type', 'imported.one');
+    expect(JSON.parse(listed.stdout.trim())).toMatchObject({ origin: 'import', received_at: '2026-01-02T03:04:05.000006Z' });
+  });
+
+  it('import of a file that does not exist is a usage error', async () => {
+    const run = await cli('import', join(dir, 'missing.ndjson'));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/missing\.ndjson: ENOENT/);
+  });
+});
