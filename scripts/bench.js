@@ -1,4 +1,4 @@
-// `npm run bench [-- ingest|ui|scale [parts…]]`: benchmarks, never tests (these machines are shared and noisy;
+// `npm run bench [-- ingest|ui|store|scale [parts…]]`: benchmarks, never tests (these machines are shared and noisy;
 // compare only numbers from the same run).
 import { buildCoreIfStale, buildRendererIfStale } from './build-if-stale.js';
 
@@ -13,6 +13,11 @@ if (which === 'scale') {
 if (which === 'all' || which === 'ingest') {
   const { benchIngest } = await import('../bench/ingest.js');
   await benchIngest();
+}
+if (which === 'store') {
+  // Minutes at the default million events: only on request, never part of `all`.
+  const { benchStore } = await import('../bench/store.js');
+  await benchStore();
 }
 if (which === 'all' || which === 'ui') {
   buildRendererIfStale();

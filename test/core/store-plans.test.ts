@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationsDir } from '../../src/core/paths.js';
 import { encodeCursor } from '../../src/core/store/cursor.js';
 import {
-  SEARCH_WINDOW_ROWS,
+  searchWindowRows,
   eventListSteps,
   firstEventAfterStep,
   nthNewestStep,
@@ -76,7 +76,7 @@ const TABLES = new Set(['events', 'rejections', 'replays']);
 /**
  * What is wrong with a plan, or [] (ANALYZEd plans count actual rows; plain ones estimates).
  * `budget`: how many rows a scan may read (a search's first step walks the newest rows that pass
- * the filters up to SEARCH_WINDOW_ROWS kept: reading a few per kept row is its design).
+ * the filters up to searchWindowRows(limit) kept: reading a few per kept row is its design).
  */
 function planProblems(plan: PlanNode, budget = MAX_ROWS_TOUCHED): string[] {
   const problems: string[] = [];
@@ -161,10 +161,11 @@ describe.each(backends)('query plans on $name', (backend) => {
   /** Runs listEvents' statements as the store does: the next one only when the page is not full. */
   async function checkList(query: EventQuery): Promise<void> {
     const label = JSON.stringify(query);
-    for (const [index, step] of eventListSteps(query).entries()) {
+    const steps = eventListSteps(query);
+    for (const [index, step] of steps.entries()) {
       const { plan, rows } = await explain(step);
-      const windowed = step.params.includes(SEARCH_WINDOW_ROWS) && !step.settings;
-      expectIndexed(`${label} step ${index + 1}`, plan, windowed ? 5 * SEARCH_WINDOW_ROWS : undefined);
+      const windowed = steps.length > 1 && index === 0;
+      expectIndexed(`${label} step ${index + 1}`, plan, windowed ? 5 * searchWindowRows(query.limit) : undefined);
       if (rows > query.limit) break;
     }
   }

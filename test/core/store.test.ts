@@ -113,6 +113,33 @@ describe.each(backends)('event store on $name', (backend) => {
     expect(await store.latestEventId()).toBe(b.event.id);
   });
 
+  it('filters by origin, external_id and until, and refuses impossible times and unusable searches', async (context) => {
+    if (!available) return context.skip();
+    const a = await store.insertEvent(newEvent({ provider: 'g', external_id: 'ext-a', origin: 'test', payload: Buffer.from('{"name":"Zoë Ünal","path":"C:\\\\temp"}') }));
+    const b = await store.insertEvent(newEvent({ provider: 'g', external_id: 'ext-b', origin: 'import', event_type: 'Invoice.Paid' }));
+    expect((await store.listEvents({ origin: 'test', provider: 'g', limit: 10 })).items.map((e) => e.id)).toEqual([a.event.id]);
+    expect((await store.listEvents({ external_id: 'ext-b', limit: 10 })).items.map((e) => e.id)).toEqual([b.event.id]);
+    expect((await store.listEvents({ provider: 'g', until_time: b.event.received_at, limit: 10 })).items.map((e) => e.id)).toEqual([a.event.id]);
+    // Case-insensitive for ASCII, exact for other bytes, backslashes literal; event types too.
+    expect((await store.listEvents({ provider: 'g', search: 'zoë ü', limit: 10 })).items).toHaveLength(0);
+    expect((await store.listEvents({ provider: 'g', search: 'ZOë Ü', limit: 10 })).items.map((e) => e.id)).toEqual([a.event.id]);
+    expect((await store.listEvents({ provider: 'g', search: 'c:\\\\TEMP', limit: 10 })).items.map((e) => e.id)).toEqual([a.event.id]);
+    expect((await store.listEvents({ provider: 'g', search: 'invoice.PAID', limit: 10 })).items.map((e) => e.id)).toEqual([b.event.id]);
+    for (const search of ['a', 'id', '%', '_', '%%%', '"":']) {
+      await expect(store.listEvents({ search, limit: 10 })).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/3 letters or digits/) });
+    }
+    await expect(store.listEvents({ search: 'x'.repeat(1001), limit: 10 })).rejects.toMatchObject({ code: 'invalid_argument' });
+    expect((await store.listEvents({ search: 'ab1'.repeat(333), limit: 10 })).items).toEqual([]);
+    for (const time of ['2026-13-45T99:99:99Z', '2026-02-30', 'yesterday', "2026-01-01'; --"]) {
+      await expect(store.listEvents({ since_time: time, limit: 10 })).rejects.toMatchObject({ code: 'invalid_argument' });
+      await expect(store.listEvents({ until_time: time, limit: 10 })).rejects.toMatchObject({ code: 'invalid_argument' });
+    }
+    const impossible = Buffer.from(JSON.stringify(['2026-13-45T99:99:99.000000Z', 1])).toString('base64url');
+    await expect(store.listEvents({ limit: 5, cursor: impossible })).rejects.toMatchObject({ code: 'invalid_argument' });
+    const february30 = Buffer.from(JSON.stringify(['2026-02-30T10:00:00.000000Z', 1])).toString('base64url');
+    await expect(store.listRejections({ limit: 5, cursor: february30 })).rejects.toMatchObject({ code: 'invalid_argument' });
+  });
+
   it('applies retention: age first, then the oldest rows beyond the cap', async (context) => {
     if (!available) return context.skip();
     await store.clearEvents();

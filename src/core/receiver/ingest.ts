@@ -96,7 +96,8 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
   }
 
   const verification = verifySafely(deps, provider, delivery);
-  const discordTest = delivery.test !== undefined && verifier.kind === 'discord';
+  // `test` is null for every real delivery: only a claimed test mark swaps the detail.
+  const discordTest = Boolean(delivery.test) && verifier.kind === 'discord';
   if (!verification.ok) {
     await recordRejection(deps, provider, delivery, verification.reason, verification.hint, bodyFacts());
     const status = verification.reason === 'public_url_not_configured' ? 503 : verifier.trustMode === 'token' ? 403 : 401;

@@ -144,9 +144,11 @@ export interface RetentionResult {
 export const MAX_BATCH_ROWS = 256;
 /**
  * Retention deletes at most this many rows per statement and yields between statements: one
- * DELETE of 500k rows holds the single-threaded embedded database for seconds (STACK.md).
+ * DELETE of 500k rows holds the single-threaded embedded database for seconds (STACK.md), and
+ * in-process PGlite holds the event loop too. 5,000 rows took ~1 s on a loaded 2-core machine
+ * (docs/benchmarks.md); 1,000 keeps a delivery's worst wait near a fifth of that.
  */
-export const RETENTION_BATCH_ROWS = 5_000;
+export const RETENTION_BATCH_ROWS = 1_000;
 /** The cut-off row for max_rows is found in steps of this many index entries (same reason). */
 const RETENTION_SEEK_ROWS = 50_000;
 /**
@@ -161,10 +163,13 @@ const rejectionTrimEvery = (cap: number) => Math.max(1, Math.min(REJECTION_TRIM_
  */
 export const SEARCH_PAYLOAD_BYTES = 64 * 1024;
 /**
- * A search first reads the newest this-many rows that pass the other filters (a common word is
- * answered there); otherwise it goes through the trigram indexes (rare and absent words).
+ * A search first reads the newest rows that pass the other filters — a few pages' worth, at least
+ * SEARCH_WINDOW_MIN_ROWS — where a common word fills the page; otherwise it goes through the
+ * trigram indexes (rare and absent words). Matching a payload costs ~0.1 ms a row in PGlite
+ * (encode + ILIKE over the text), so the window stays small: it is paid in full by rare words.
  */
-export const SEARCH_WINDOW_ROWS = 1_000;
+export const SEARCH_WINDOW_MIN_ROWS = 200;
+export const searchWindowRows = (limit: number) => Math.max(SEARCH_WINDOW_MIN_ROWS, 3 * (limit + 1));
 export const MAX_SEARCH_CHARS = 1_000;
 export const DEFAULT_MAX_REJECTIONS = 50_000;
 /** NOTIFY channel on which instances sharing a PostgreSQL event log announce new events. */
@@ -610,18 +615,18 @@ export class EventStore {
       params.push(value);
       where.push(sql(`$${params.length}`));
     };
-    if (filter.provider !== undefined) add((p) => `provider = ${p}`, filter.provider);
-    if (filter.event_type !== undefined) add((p) => `event_type = ${p}`, filter.event_type);
-    if (filter.trust_mode !== undefined) add((p) => `trust_mode = ${p}`, filter.trust_mode);
-    if (filter.origin !== undefined) add((p) => `origin = ${p}`, filter.origin);
-    if (filter.since !== undefined) add((p) => `events.received_at >= ${p}::timestamptz`, filter.since);
-    if (filter.until !== undefined) add((p) => `events.received_at < ${p}::timestamptz`, filter.until);
+    if (filter.provider !== undefined) add((p) => `events.provider = ${p}`, filter.provider);
+    if (filter.event_type !== undefined) add((p) => `events.event_type = ${p}`, filter.event_type);
+    if (filter.trust_mode !== undefined) add((p) => `events.trust_mode = ${p}`, filter.trust_mode);
+    if (filter.origin !== undefined) add((p) => `events.origin = ${p}`, filter.origin);
+    if (filter.since !== undefined) add((p) => `events.received_at >= ${p}::timestamptz`, parseTimeFilter('since', filter.since));
+    if (filter.until !== undefined) add((p) => `events.received_at < ${p}::timestamptz`, parseTimeFilter('until', filter.until));
     if (filter.search !== undefined && filter.search !== '') {
-      params.push(filter.search, `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      const [raw, pattern] = [`$${params.length - 1}`, `$${params.length}`];
-      where.push(
-        `(position(convert_to(${raw}, 'UTF8') in payload) > 0 OR encode(payload, 'escape') ILIKE ${pattern} OR event_type ILIKE ${pattern})`,
-      );
+      // The same match as the list (searchPatterns), so an export of the current filter holds
+      // exactly the events the list shows.
+      const { payload, eventType } = searchPatterns(filter.search);
+      params.push(payload, eventType);
+      where.push(`(${PAYLOAD_TEXT} ILIKE $${params.length - 1} OR events.event_type ILIKE $${params.length})`);
     }
     if (after) {
       params.push(after.received_at, after.id);
@@ -767,7 +772,7 @@ function addCursor(conditions: Conditions, table: string, column: string, text: 
  * The statements listEvents sends, in order. Every filter the API and MCP accept has an index
  * (migrations/0001–0003; test/core/store-plans.test.ts EXPLAINs each combination).
  *
- * A search is two statements: the newest SEARCH_WINDOW_ROWS rows that pass the other filters
+ * A search is two statements: the newest searchWindowRows(limit) rows that pass the other filters
  * (a bounded index walk; a common word fills the page there), then the trigram indexes — with
  * plain index scans disabled, so the planner cannot walk every row in received_at order looking
  * for a rare word.
@@ -792,7 +797,7 @@ export function eventListSteps(query: EventQuery): SqlStep[] {
   const match = `(${PAYLOAD_TEXT} ILIKE ${c.param(payload)} OR events.event_type ILIKE ${c.param(eventType)})`;
   const limit = c.param(query.limit + 1);
   const indexedParams = [...c.params];
-  const window = c.param(SEARCH_WINDOW_ROWS);
+  const window = c.param(searchWindowRows(query.limit));
   return [
     {
       sql: `SELECT ${SUMMARY_COLUMNS}
