@@ -6,6 +6,7 @@ import {
   eventListSteps,
   firstEventAfterStep,
   nthNewestStep,
+  providerSeenStep,
   rejectionListStep,
   replayListStep,
   retentionStatements,
@@ -231,6 +232,13 @@ describe.each(backends)('query plans on $name', (backend) => {
       expectIndexed(JSON.stringify(query), (await explain(rejectionListStep(query))).plan);
     }
     expectIndexed('replays', (await explain(replayListStep(42, 100))).plan);
+  });
+
+  it('checks that a provider filter names a stored provider (MCP) through the provider indexes', async (context) => {
+    if (!available) return context.skip();
+    for (const provider of ['rare', 'p2', 'never-seen']) {
+      expectIndexed(provider, (await explain(providerSeenStep(provider))).plan);
+    }
   });
 
   it('finds the retention cut-off and deletes in index-bounded batches', async (context) => {

@@ -60,10 +60,56 @@ export type ToolHandler<I extends z.ZodObject, O extends z.ZodObject> = (input: 
 
 type JsonObjectSchema = Tool['inputSchema'];
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+/** A zod schema as the JSON Schema clients receive (tools/list, the spec document). */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   // 2020-12 is the MCP default dialect, so `$schema` is left out of what clients receive.
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12' });
-  return rest;
+  return portable(rest) as Record<string, unknown>;
+}
+
+/** Keywords that describe a schema rather than constrain a value: they stay outside an anyOf. */
+const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'required']);
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);
+
+/** Every JSON type: "any JSON value", spelled so that a schema still names its types. */
+const JSON_TYPES = ['string', 'number', 'boolean', 'object', 'array', 'null'] as const;
+
+/**
+ * Rewrites what strict clients (MCP Inspector `--strict`, code generators, single-`type`
+ * dialects) warn about or refuse, keeping the meaning:
+ * - zod writes a nullable primitive as `type: ["string", "null"]`; it becomes
+ *   `anyOf: [{type: "string", …}, {type: "null"}]`;
+ * - an unconstrained schema (`{}`, from z.unknown(), e.g. a test event's override values) accepts
+ *   any value but names no type; it becomes an `anyOf` of every JSON type.
+ */
+function portable(node: unknown, parentKey = ''): unknown {
+  if (Array.isArray(node)) return node.map((item) => portable(item, parentKey));
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    // Values and property names are data, not schemas: a property called "type" stays as it is.
+    if (DATA_KEYWORDS.has(key)) out[key] = value;
+    else if (SCHEMA_MAPS.has(key)) out[key] = mapValues(value, (inner) => portable(inner, key));
+    else out[key] = portable(value, key);
+  }
+  if (parentKey !== 'not' && Object.keys(out).every((key) => ANNOTATIONS.has(key))) {
+    return { ...out, anyOf: JSON_TYPES.map((type) => ({ type })) };
+  }
+  const types = out.type;
+  if (!Array.isArray(types)) return out;
+  const outer: Record<string, unknown> = {};
+  const inner: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(out)) {
+    if (key === 'type') continue;
+    (ANNOTATIONS.has(key) ? outer : inner)[key] = value;
+  }
+  return { ...outer, anyOf: (types as string[]).map((type) => (type === 'null' ? { type } : { type, ...inner })) };
+}
+
+function mapValues(value: unknown, map: (value: unknown) => unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, map(inner)]));
 }
 
 /** The JSON Schemas clients see in tools/list; the spec document is generated from the same. */
@@ -79,8 +125,30 @@ export function toolError(code: ToolErrorCode, message: string): CallToolResult 
   return { isError: true, structuredContent: error, content: [{ type: 'text', text: JSON.stringify(error) }] };
 }
 
+/** Beyond this, the text copy of a result leaves out its bulkiest strings (DESIGN §6: bounded output). */
+export const MAX_TEXT_COPY_CHARS = 64 * 1024;
+
 function toolResult(value: Record<string, unknown>): CallToolResult {
-  return { structuredContent: value, content: [{ type: 'text', text: JSON.stringify(value) }] };
+  return { structuredContent: value, content: [{ type: 'text', text: textCopy(value) }] };
+}
+
+/**
+ * The JSON text block for clients that read only `content`. It repeats structuredContent, which
+ * doubles what a large payload costs (a 1.5 MB payload once made 3.3 MB of tool output): past
+ * MAX_TEXT_COPY_CHARS the longest top-level strings are replaced by a note saying where they are.
+ */
+export function textCopy(value: Record<string, unknown>): string {
+  const full = JSON.stringify(value);
+  if (full.length <= MAX_TEXT_COPY_CHARS) return full;
+  const copy: Record<string, unknown> = { ...value };
+  const strings = Object.entries(value)
+    .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+    .sort((a, b) => b[1].length - a[1].length);
+  for (const [key, text] of strings) {
+    copy[key] = `«${text.length} characters, not repeated in this text copy: read structuredContent.${key}»`;
+    if (JSON.stringify(copy).length <= MAX_TEXT_COPY_CHARS) break;
+  }
+  return JSON.stringify(copy);
 }
 
 /** "limit: Too big: expected number to be <=200; cursor: …" — what an agent needs to fix its call. */

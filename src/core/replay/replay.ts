@@ -7,6 +7,11 @@
  * `user-agent: switchboard-replay/<version>` and `x-switchboard-replay: <event id>`. Host,
  * credentials, cookies and every stored (stale, redacted) signature stay behind. Where the
  * request goes is decided by target-guard.ts; redirects are never followed.
+ *
+ * Nothing about re-signing is silent: a caller's own value for a signature header that
+ * re-signing would overwrite is refused (send it with `resign: false`), and a re-sign that was
+ * asked for but cannot happen (provider removed, no secret, a scheme switchboard cannot sign)
+ * goes out unsigned with a `warning` on the result and the stored row.
  */
 import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
@@ -14,7 +19,7 @@ import type { EventBus } from '../bus.js';
 import type { Config } from '../config.js';
 import { SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { ProviderSet } from '../provider-set.js';
+import type { ProviderSet, WebhookProvider } from '../provider-set.js';
 import { sanitizeHeaders } from '../redact.js';
 import { MAX_RESPONSE_BODY_BYTES, type EventRecord, type EventStore, type ReplayRecord } from '../store/event-store.js';
 import { REDACTED, type Replay } from '../../shared/events.js';
@@ -58,6 +63,12 @@ export interface PreparedReplay {
   headers: Record<string, string>;
   resigned: boolean;
   requestedBy: Replay['requested_by'];
+  /** The caller sent other bytes than the stored ones. */
+  payloadEdited: boolean;
+  /** Lowercased names of the headers the caller set or removed. */
+  headersOverridden: string[];
+  /** Why re-signing, though asked for, did not happen. */
+  warning: string | null;
 }
 
 export const REPLAY_MARKER_HEADER = 'x-switchboard-replay';
@@ -115,7 +126,22 @@ export class ReplayEngine {
 
     const provider = providers.webhook(event.provider);
     const verifier = provider?.verifier;
-    let body: Buffer = Buffer.from(request.payload ?? event.payload);
+    const wantResign = request.resign ?? replayConfig.resign;
+    const overrides = Object.entries(request.headers ?? {}).map(([name, value]) => [name.trim().toLowerCase(), value] as const);
+    for (const [name, value] of overrides) checkOverride(name, value);
+    if (wantResign && verifier?.sign) {
+      // Re-signing computes these headers; a value of the caller's would be replaced unseen.
+      const clash = overrides.find(([name]) => verifier.secretHeaders.includes(name));
+      if (clash) {
+        throw new SwitchboardError(
+          'invalid_argument',
+          `header ${clash[0]} carries the ${verifier.kind} signature, which re-signing computes: remove it, or turn re-signing off (resign: false) to send your own value`,
+        );
+      }
+    }
+
+    const stored = Buffer.from(event.payload);
+    let body: Buffer = request.payload === undefined ? stored : Buffer.from(request.payload);
     const headers: Record<string, string> = {};
     const contentType = event.content_type ?? event.headers['content-type'];
     if (contentType) headers['content-type'] = contentType;
@@ -124,9 +150,7 @@ export class ReplayEngine {
       if (value !== undefined && value !== REDACTED) headers[name] = value;
     }
     headers['user-agent'] = `switchboard-replay/${this.deps.version}`;
-    for (const [rawName, value] of Object.entries(request.headers ?? {})) {
-      const name = rawName.trim().toLowerCase();
-      checkOverride(name, value);
+    for (const [name, value] of overrides) {
       // A UI that echoes the stored headers back would send placeholders; they are never values.
       if (value === '' || value === REDACTED) delete headers[name];
       else headers[name] = value;
@@ -134,16 +158,30 @@ export class ReplayEngine {
     headers[REPLAY_MARKER_HEADER] = String(event.id);
 
     let resigned = false;
+    let warning: string | null = null;
     const secret = provider?.secrets[0];
-    if ((request.resign ?? replayConfig.resign) && verifier?.sign && secret !== undefined) {
+    if (wantResign && verifier?.sign && secret !== undefined) {
       const nowMs = this.deps.now();
-      // Drop every signature header of the scheme first, including ones the caller typed in.
+      // Drop every signature header of the scheme first (stale ones never go out).
       for (const name of verifier.secretHeaders) delete headers[name];
       if (verifier.refreshBody) body = verifier.refreshBody(body, nowMs);
       Object.assign(headers, verifier.sign({ body, secret, nowMs, headers, publicUrl: target }));
       resigned = true;
+    } else if (wantResign && (event.trust_mode === 'signed' || event.trust_mode === 'token')) {
+      warning = `not re-signed: ${whyNotResigned(event.provider, provider)}; the replay was sent without a fresh signature`;
     }
-    return { event, targetUrl: target, body, headers, resigned, requestedBy: request.requestedBy };
+    const headersOverridden = [...new Set(overrides.map(([name]) => name).filter((name) => name !== REPLAY_MARKER_HEADER))];
+    return {
+      event,
+      targetUrl: target,
+      body,
+      headers,
+      resigned,
+      requestedBy: request.requestedBy,
+      payloadEdited: request.payload !== undefined && !stored.equals(Buffer.from(request.payload)),
+      headersOverridden,
+      warning,
+    };
   }
 
   /**
@@ -208,6 +246,11 @@ export class ReplayEngine {
       target_url: prepared.targetUrl,
       resigned: prepared.resigned,
       requested_by: prepared.requestedBy,
+      payload_edited: prepared.payloadEdited,
+      headers_overridden: prepared.headersOverridden,
+      // What went out, as the UI shows it: signatures and credentials «redacted».
+      request_headers: sanitizeHeaders(prepared.headers, this.deps.providers.allSecrets()),
+      warning: prepared.warning,
     });
   }
 
@@ -291,6 +334,13 @@ function parseTarget(target: string | null, allowHosts: readonly string[]): stri
   }
   url.hash = '';
   return url.href;
+}
+
+/** Why a replay that was to be re-signed could not be, in the user's words. */
+function whyNotResigned(providerName: string, provider: WebhookProvider | undefined): string {
+  if (!provider) return `provider "${providerName}" is no longer configured, so there is no secret to sign with`;
+  if (!provider.verifier.sign) return `${provider.verifier.kind} deliveries cannot be re-signed by switchboard (provider "${providerName}")`;
+  return `provider "${providerName}" has no usable secret (check its secrets in config.json, or the environment variable they name)`;
 }
 
 function checkOverride(name: string, value: string): void {

@@ -442,6 +442,12 @@ export class EventStore {
     });
   }
 
+  /** Whether any stored event or rejection names this provider (one index probe per table). */
+  async providerSeen(provider: string): Promise<boolean> {
+    const rows = await this.run<{ seen: boolean }>(providerSeenStep(provider));
+    return rows[0]?.seen === true;
+  }
+
   async latestEventId(): Promise<number> {
     const rows = await this.db.query<{ id: number | string | null }>('SELECT max(id) AS id FROM events');
     return Number(rows[0]?.id ?? 0);
@@ -902,6 +908,18 @@ export function rejectionListStep(query: { provider?: string; limit: number; cur
     sql: `SELECT ${REJECTION_COLUMNS} FROM rejections ${c.sql()} ORDER BY rejections.received_at DESC, rejections.id DESC LIMIT ${limit}`,
     params: c.params,
   };
+}
+
+/**
+ * MCP's check that a provider filter names something real (src/core/mcp/provider-filter.ts).
+ * Each probe is a scalar subquery ordered like the (provider, received_at, id) index, so it is
+ * one index lookup: EXISTS would drop the ORDER BY/LIMIT, and the planner then picks a Seq Scan
+ * for a provider it thinks is common enough.
+ */
+export function providerSeenStep(provider: string): SqlStep {
+  const probe = (table: string) =>
+    `(SELECT ${table}.id FROM ${table} WHERE ${table}.provider = $1 ORDER BY ${table}.received_at DESC, ${table}.id DESC LIMIT 1) IS NOT NULL`;
+  return { sql: `SELECT ${probe('events')} OR ${probe('rejections')} AS seen`, params: [provider] };
 }
 
 export function replayListStep(eventId: number, limit: number): SqlStep {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EventDetailSchema, EventSummarySchema } from '../../../src/shared/events.js';
 import { EVENT_URI_TEMPLATE, RECENT_EVENTS_LIMIT, RECENT_EVENTS_URI, RESOURCE_UPDATE_COALESCE_MS } from '../../../src/core/mcp/resources.js';
 import { MAX_MCP_BODY_BYTES } from '../../../src/core/mcp/sessions.js';
-import { TOOL_ERROR_CODES, ToolErrorSchema, toolJsonSchemas } from '../../../src/core/mcp/tool.js';
+import { jsonSchema, MAX_TEXT_COPY_CHARS, TOOL_ERROR_CODES, ToolErrorSchema, toolJsonSchemas } from '../../../src/core/mcp/tool.js';
 import { TOOL_SPECS } from '../../../src/core/mcp/tools/catalog.js';
 
 /**
@@ -12,16 +12,14 @@ import { TOOL_SPECS } from '../../../src/core/mcp/tools/catalog.js';
 export const SPEC_PATH = 'docs/openspec/specs/mcp-tools/spec.md';
 
 const json = (value: unknown) => ['```json', JSON.stringify(value, null, 2), '```'].join('\n');
-const dataSchema = (schema: z.ZodType) => {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'output', target: 'draft-2020-12' });
-  return rest;
-};
+const dataSchema = (schema: z.ZodType) => jsonSchema(schema, 'output');
 
 const ERROR_MEANINGS: Record<(typeof TOOL_ERROR_CODES)[number], string> = {
   not_found: 'no event with that id (never stored, or removed by retention)',
-  invalid_argument: 'the arguments break the input schema (e.g. `limit: 500`), a cursor this server did not issue, or a replay target that is missing, malformed or not an allowed host',
-  replay_failed: 'the replay target did not answer (connection refused, timeout); a non-2xx answer is a result, not this error',
-  rate_limited: 'too many replays from this MCP session; the message says when to retry',
+  invalid_argument:
+    'the arguments break the input schema (e.g. `limit: 500`), a cursor this server did not issue, a provider that is neither configured nor in the stored events (the message lists the configured ones), a replay target that is missing, malformed or not an allowed host, or a signature header in `headers` while re-signing (pass `resign: false` to send your own)',
+  replay_failed: 'the replay target did not answer (connection refused, timeout); the message names the replay row, the target and the cause. A non-2xx answer is a result, not this error',
+  rate_limited: 'too many replays and test events with this bearer token (all its sessions together); the message says when to retry',
   internal: 'a failure on switchboard’s side (e.g. the database is down); the details are in its log',
 };
 
@@ -38,8 +36,11 @@ export function renderToolsSpec(): string {
     `foreign \`Origin\` is refused with 403, a body over ${MAX_MCP_BODY_BYTES} bytes (1 MiB) with 413.`,
     '',
     'Schemas are JSON Schema 2020-12 (the MCP default dialect, so they carry no `$schema`), exactly as',
-    '`tools/list` returns them. Inputs reject unknown properties. A result is returned both as',
-    '`structuredContent` and as its JSON text in `content[0].text`.',
+    '`tools/list` returns them, with no union `type` arrays (a nullable field is `anyOf: [{…}, {"type": "null"}]`)',
+    'so strict validators accept them. Inputs reject unknown properties. A result is returned both as',
+    '`structuredContent` and as its JSON text in `content[0].text`; when that text would exceed',
+    `${MAX_TEXT_COPY_CHARS} characters, its longest top-level strings (a large payload) are replaced by a note pointing to`,
+    '`structuredContent`, so nothing large is sent twice. Payloads and response bodies are untrusted data.',
     '',
     '## Errors',
     '',

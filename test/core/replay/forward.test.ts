@@ -90,6 +90,8 @@ describe('forward rules', () => {
   it('re-signs forwarded events so the consumer\'s own check passes', async () => {
     const body = '{"action":"opened","number":12}';
     const request = first.nextRequest();
+    const event: { id?: number } = {};
+    const rows = replaysOf(event, 1);
     const answer = await t.deliver('/webhooks/github', body, {
       'content-type': 'application/json',
       'x-github-event': 'pull_request',
@@ -97,10 +99,15 @@ describe('forward rules', () => {
       'x-hub-signature-256': await githubSign(GITHUB_SECRET, body),
     });
     expect(answer.status).toBe(200);
+    event.id = answer.json.id;
     const received = await request;
     expect(received.url).toBe('/gh');
     expect(received.headers['x-github-event']).toBe('pull_request');
     expect(await githubVerify(GITHUB_SECRET, received.body.toString(), received.headers['x-hub-signature-256'] as string)).toBe(true);
+    // The row records what went out, with the signature «redacted», like any replay.
+    const [row] = await rows;
+    expect(row).toMatchObject({ requested_by: 'forward', resigned: true, warning: null, payload_edited: false, headers_overridden: [] });
+    expect(row!.request_headers).toMatchObject({ 'x-github-event': 'pull_request', 'x-hub-signature-256': '«redacted»' });
   });
 
   it('answers the provider at once while the forward target hangs, then records the timeout', async () => {

@@ -9,7 +9,7 @@ import type { ConfigInput } from '../../../src/core/config.js';
 import { SwitchboardError } from '../../../src/core/errors.js';
 import { ReplayEngine } from '../../../src/core/replay/replay.js';
 import type { ReplayRecord } from '../../../src/core/store/event-store.js';
-import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
+import { startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../../helpers/core.js';
 import { closedPort, startConsumer, type Consumer } from './consumer.js';
 
 const GITHUB_SECRET = "It's a Secret to Everybody";
@@ -243,8 +243,6 @@ describe('what the consumer receives', () => {
         'X-GitHub-Event': 'issues',
         'x-debug': 'yes',
         'x-github-hook-id': '',
-        // A stale signature typed by the caller does not survive re-signing.
-        'x-hub-signature-256': 'sha256=0000000000000000000000000000000000000000000000000000000000000000',
         'x-switchboard-replay': '999999',
       },
       requestedBy: 'ui',
@@ -258,6 +256,17 @@ describe('what the consumer receives', () => {
     expect(await githubVerify(GITHUB_SECRET, edited, received.headers['x-hub-signature-256'] as string)).toBe(true);
     // The stored event is untouched.
     expect(Buffer.from((await t.sb.store.getEvent(id))!.payload).toString()).toBe('{"action":"opened"}');
+    // History says what was changed and what went out (signature «redacted»).
+    const [row] = await t.sb.replays.history(id);
+    expect(row).toMatchObject({ payload_edited: true, headers_overridden: ['x-github-event', 'x-debug', 'x-github-hook-id'], resigned: true, warning: null });
+    expect(row!.request_headers).toMatchObject({ 'x-github-event': 'issues', 'x-debug': 'yes', 'x-hub-signature-256': '«redacted»', 'x-switchboard-replay': String(id) });
+    expect(row!.request_headers!['x-github-hook-id']).toBeUndefined();
+  });
+
+  it('does not mark the stored bytes sent back unchanged as an edit', async () => {
+    const id = await githubEvent('{"same":true}');
+    const record = await t.sb.replays.replay({ eventId: id, targetUrl: consumer.url(), payload: Buffer.from('{"same":true}'), requestedBy: 'ui' });
+    expect(record).toMatchObject({ payload_edited: false, headers_overridden: [] });
   });
 
   it('refuses header overrides that would break the request framing', async () => {
@@ -267,6 +276,105 @@ describe('what the consumer receives', () => {
       await expectInvalid(t.sb.replays.replay({ eventId: id, targetUrl: consumer.url(), headers, requestedBy: 'ui' }), /header/);
     }
     expect(consumer.connections).toBe(0);
+  });
+});
+
+describe('re-signing is never silent (issue 10, items 13 and 14)', () => {
+  const staleSignature = 'sha256=0000000000000000000000000000000000000000000000000000000000000000';
+
+  it('refuses a signature header override while re-signing, naming the way out; sends it as given with resign: false', async () => {
+    const id = await githubEvent('{"sig":"own"}');
+    for (const name of ['x-hub-signature-256', 'X-Hub-Signature']) {
+      const error = await expectInvalid(
+        t.sb.replays.replay({ eventId: id, targetUrl: consumer.url(), headers: { [name]: staleSignature }, requestedBy: 'ui' }),
+        /re-signing computes.*resign: false/,
+      );
+      expect(error.message).toContain(name.toLowerCase());
+    }
+    // Removing it while re-signing would be undone just as silently.
+    await expectInvalid(t.sb.replays.replay({ eventId: id, targetUrl: consumer.url(), headers: { 'x-hub-signature-256': '' }, requestedBy: 'mcp' }), /resign: false/);
+    expect(consumer.connections).toBe(0);
+
+    const record = await t.sb.replays.replay({
+      eventId: id,
+      targetUrl: consumer.url(),
+      resign: false,
+      headers: { 'x-hub-signature-256': staleSignature },
+      requestedBy: 'mcp',
+    });
+    expect(record).toMatchObject({ resigned: false, warning: null, headers_overridden: ['x-hub-signature-256'], payload_edited: false });
+    expect(consumer.requests[0]!.headers['x-hub-signature-256']).toBe(staleSignature);
+    expect(record.request_headers!['x-hub-signature-256']).toBe('«redacted»');
+  });
+
+  it('refuses it when replay.resign is on by config, not only by request', async () => {
+    const id = await githubEvent('{"sig":"config"}');
+    await replayConfig({ resign: true });
+    await expectInvalid(t.sb.replays.replay({ eventId: id, targetUrl: consumer.url(), headers: { 'x-hub-signature': 'sha1=00' }, requestedBy: 'ui' }), /resign: false/);
+    await replayConfig({ resign: false });
+    expect(await t.sb.replays.replay({ eventId: id, targetUrl: consumer.url(), headers: { 'x-hub-signature': 'sha1=00' }, requestedBy: 'ui' })).toMatchObject({
+      resigned: false,
+      warning: null,
+    });
+  });
+
+  it('answers resigned: false with a warning, stored on the row, when the provider was removed', async () => {
+    const id = await githubEvent('{"gone":true}');
+    await t.sb.updateConfig({ ...BASE_CONFIG, providers: BASE_CONFIG.providers.filter((provider) => provider.name !== 'github') });
+    const record = await t.sb.replays.replay({ eventId: id, targetUrl: consumer.url(), requestedBy: 'ui' });
+    expect(record).toMatchObject({ delivered: true, resigned: false, warning: expect.stringMatching(/not re-signed: provider "github" is no longer configured/) });
+    expect(consumer.requests[0]!.headers['x-hub-signature-256']).toBeUndefined();
+    expect((await t.sb.replays.history(id))[0]!.warning).toBe(record.warning);
+  });
+
+  it('warns when the provider has no usable secret, and when its kind cannot be re-signed', async () => {
+    const id = await githubEvent('{"nosecret":true}');
+    await t.sb.updateConfig({
+      ...BASE_CONFIG,
+      providers: BASE_CONFIG.providers.map((provider) => (provider.name === 'github' ? { ...provider, secrets: [{ env: 'NOT_SET_ANYWHERE' }] } : provider)),
+    });
+    expect(await t.sb.replays.replay({ eventId: id, targetUrl: consumer.url(), requestedBy: 'ui' })).toMatchObject({
+      resigned: false,
+      warning: expect.stringMatching(/provider "github" has no usable secret/),
+    });
+
+    const token = await t.deliver('/webhooks/dockerhub', '{"push_data":{}}', { authorization: `Bearer ${DOCKER_TOKEN}`, 'content-type': 'application/json' });
+    expect(await t.sb.replays.replay({ eventId: token.json.id, targetUrl: consumer.url(), requestedBy: 'forward' })).toMatchObject({
+      resigned: false,
+      warning: expect.stringMatching(/token deliveries cannot be re-signed/),
+    });
+  });
+
+  it('has nothing to warn about for an open event, or when re-signing was not asked for', async () => {
+    const open = await t.deliver('/webhooks/homelab', '{"open":true}', { 'content-type': 'application/json' });
+    expect(await t.sb.replays.replay({ eventId: open.json.id, targetUrl: consumer.url(), requestedBy: 'ui' })).toMatchObject({ resigned: false, warning: null });
+    const id = await githubEvent('{"plain":true}');
+    await t.sb.updateConfig({ ...BASE_CONFIG, providers: BASE_CONFIG.providers.filter((provider) => provider.name !== 'github') });
+    expect(await t.sb.replays.replay({ eventId: id, targetUrl: consumer.url(), resign: false, requestedBy: 'ui' })).toMatchObject({ resigned: false, warning: null });
+  });
+
+  it('says the same through the UI API over HTTP: 400 for the override, the warning on the result', async () => {
+    const call = async (input: unknown) => {
+      const response = await fetch(`${t.sb.url.control}/api/replayEvent`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(input),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const id = await githubEvent('{"via":"api"}');
+    const refused = await call({ id, target_url: consumer.url(), headers: { 'x-hub-signature-256': staleSignature } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/resign: false/) });
+    expect(consumer.connections).toBe(0);
+    const own = await call({ id, target_url: consumer.url(), resign: false, headers: { 'x-hub-signature-256': staleSignature } });
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ resigned: false, warning: null, headers_overridden: ['x-hub-signature-256'] });
+
+    await t.sb.updateConfig({ ...BASE_CONFIG, providers: BASE_CONFIG.providers.filter((provider) => provider.name !== 'github') });
+    const unsigned = await call({ id, target_url: consumer.url(), resign: true, payload: '{"via":"api","edited":1}' });
+    expect(unsigned.status).toBe(200);
+    expect(unsigned.body).toMatchObject({ resigned: false, payload_edited: true, warning: expect.stringMatching(/not re-signed/) });
   });
 });
 

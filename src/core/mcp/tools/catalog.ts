@@ -1,6 +1,7 @@
 import type { ToolSpec } from '../tool.js';
 import { GET_WEBHOOK_EVENT_TOOL } from './get-webhook-event.js';
 import { LIST_PROVIDERS_TOOL } from './list-providers.js';
+import { LIST_REJECTIONS_TOOL } from './list-rejections.js';
 import { LIST_WEBHOOK_EVENTS_TOOL } from './list-webhook-events.js';
 import { REPLAY_WEBHOOK_EVENT_TOOL } from './replay-webhook-event.js';
 import { SEND_TEST_EVENT_TOOL } from './send-test-event.js';
@@ -13,5 +14,6 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   REPLAY_WEBHOOK_EVENT_TOOL,
   LIST_PROVIDERS_TOOL,
   WAIT_FOR_WEBHOOK_EVENT_TOOL,
+  LIST_REJECTIONS_TOOL,
   SEND_TEST_EVENT_TOOL,
 ] as readonly ToolSpec[];

@@ -14,8 +14,8 @@ export const LIST_PROVIDERS_TOOL: ToolSpec<typeof ListProvidersInputSchema, type
   name: 'list_providers',
   title: 'List providers',
   description:
-    'Lists the configured webhook and queue providers: how each is trusted (trust_mode), whether its secret is configured ' +
-    '(never the secret itself), its receive path or channel, and its live status with the last error.',
+    'See what switchboard receives: each configured webhook or queue provider, how it is trusted (trust_mode), whether ' +
+    'its secret is set (never the secret), its receive path or channel, and its live status with the last error.',
   inputSchema: ListProvidersInputSchema,
   outputSchema: ListProvidersOutputSchema,
   annotations: { title: 'List providers', readOnlyHint: true, openWorldHint: false },

@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import { EventSummarySchema } from '../../../shared/events.js';
+import { EventSummarySchema, OriginSchema, TrustModeSchema } from '../../../shared/events.js';
 import { CursorInputSchema, inputText, IsoDateSchema, IsoDateTimeSchema, MAX_NAME_CHARS } from '../../../shared/input.js';
+import { MAX_SEARCH_CHARS } from '../../store/event-store.js';
 import type { McpDeps } from '../deps.js';
+import { fitPage } from '../page-budget.js';
+import { checkProviderFilter } from '../provider-filter.js';
 import type { ToolServer, ToolSpec } from '../tool.js';
 
 export const MAX_LIST_LIMIT = 200;
@@ -13,6 +16,12 @@ const EVENT_ID_TEXT = /^[1-9][0-9]{0,14}$/;
 export const ListWebhookEventsInputSchema = z.strictObject({
   provider: inputText(MAX_NAME_CHARS).optional().describe('only events of this provider (its name in config.json, e.g. "github")'),
   event_type: inputText().optional().describe('only events of this type, e.g. "push" or "checkout.session.completed"'),
+  trust_mode: TrustModeSchema.optional().describe('only events trusted this way: signed, token, open or queue'),
+  origin: OriginSchema.optional().describe('provider: real deliveries; test: test events made by switchboard; import: imported'),
+  external_id: inputText(MAX_NAME_CHARS).optional().describe('the provider’s own delivery/event id, e.g. "evt_1QxYz2AbCdEf"'),
+  search: inputText(MAX_SEARCH_CHARS)
+    .optional()
+    .describe('case-insensitive text to find in the payload (its first 64 KiB) or the event type; 3+ letters or digits in a row'),
   since: z
     .union([z.number().int().positive(), z.string().regex(EVENT_ID_TEXT), IsoDateTimeSchema, IsoDateSchema], {
       error: 'must be an ISO-8601 time (e.g. 2026-11-30T09:00:00Z) or an event id',
@@ -24,7 +33,7 @@ export const ListWebhookEventsInputSchema = z.strictObject({
 });
 
 export const ListWebhookEventsOutputSchema = z.strictObject({
-  events: z.array(EventSummarySchema).describe('newest first (received_at, then id, descending)'),
+  events: z.array(EventSummarySchema).describe('newest first (received_at, then id, descending); fewer than limit when the page reached its size budget'),
   next_cursor: z.string().optional().describe('present only when more events match; pass it as cursor for the next page'),
 });
 
@@ -32,13 +41,14 @@ export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSch
   name: 'list_webhook_events',
   title: 'List webhook events',
   description:
-    'Lists stored webhook and queue events, newest first, as summaries (no payloads; use get_webhook_event for one). ' +
-    'Filter by provider, event_type and since; page with next_cursor. trust_mode/verified say how far to trust each event.',
+    'Find stored webhook and queue events, newest first, as summaries without payloads (get_webhook_event reads one). ' +
+    'Filter by provider, type, trust, origin, delivery id, text in the payload or time; page with next_cursor. ' +
+    'Only trust_mode "signed" (verified: true) proves who sent an event.',
   inputSchema: ListWebhookEventsInputSchema,
   outputSchema: ListWebhookEventsOutputSchema,
   annotations: { title: 'List webhook events', readOnlyHint: true, openWorldHint: false },
   example: {
-    arguments: { provider: 'stripe', event_type: 'checkout.session.completed', since: '2026-11-30T09:00:00Z', limit: 2 },
+    arguments: { provider: 'stripe', event_type: 'checkout.session.completed', search: 'cus_Q8', since: '2026-11-30T09:00:00Z', limit: 2 },
     result: {
       events: [
         {
@@ -72,16 +82,21 @@ export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSch
 };
 
 export function registerListWebhookEventsTool(server: ToolServer, deps: McpDeps): void {
-  server.registerTool(LIST_WEBHOOK_EVENTS_TOOL, async ({ provider, event_type, since, limit, cursor }) => {
+  server.registerTool(LIST_WEBHOOK_EVENTS_TOOL, async ({ provider, event_type, trust_mode, origin, external_id, search, since, limit, cursor }) => {
+    await checkProviderFilter(deps, provider);
     const byId = typeof since === 'number' || (since !== undefined && EVENT_ID_TEXT.test(since));
-    const page = await deps.store.listEvents({
+    const page = fitPage(await deps.store.listEvents({
       provider,
       event_type,
+      trust_mode,
+      origin,
+      external_id,
+      search,
       // The text goes to SQL as is: a JavaScript Date would drop the microseconds.
       ...(since === undefined ? {} : byId ? { after_id: Number(since) } : { since_time: String(since) }),
       limit,
       cursor,
-    });
+    }));
     return { events: page.items, ...(page.next_cursor === undefined ? {} : { next_cursor: page.next_cursor }) };
   });
 }

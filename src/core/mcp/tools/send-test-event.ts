@@ -22,10 +22,9 @@ export const SEND_TEST_EVENT_TOOL: ToolSpec<typeof SendTestEventInputSchema, typ
   name: 'send_test_event',
   title: 'Send a test event',
   description:
-    'Builds a realistic event for a configured provider (fresh ids and timestamps), signs it with the provider’s secret by its own scheme ' +
-    'and delivers it through switchboard’s receiver (or its Redis channel / stream), exactly like a real delivery: verified, stored, ' +
-    'shown live and forwarded by forward rules. The stored event has origin "test". Side effect; rate-limited together with replays. ' +
-    'An unknown provider or event type, or a provider without a secret, is invalid_argument naming what exists.',
+    'Make an event to exercise a handler without the real provider: a realistic fixture (fresh ids and timestamps), ' +
+    'signed by the provider’s scheme and delivered through switchboard’s receiver like a real one (stored with origin "test", ' +
+    'forwarded by forward rules). Rate-limited with replays. An unknown provider or event type is invalid_argument naming what exists.',
   inputSchema: SendTestEventInputSchema,
   outputSchema: SendTestEventOutputSchema,
   annotations: { title: 'Send a test event', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

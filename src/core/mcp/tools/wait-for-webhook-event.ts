@@ -3,6 +3,7 @@ import { EventSummarySchema, type EventSummary } from '../../../shared/events.js
 import { inputText, MAX_NAME_CHARS } from '../../../shared/input.js';
 import type { EventBus } from '../../bus.js';
 import type { McpDeps } from '../deps.js';
+import { checkProviderFilter } from '../provider-filter.js';
 import type { ToolServer, ToolSpec } from '../tool.js';
 
 export const MAX_WAIT_S = 120;
@@ -35,9 +36,9 @@ export const WAIT_FOR_WEBHOOK_EVENT_TOOL: ToolSpec<typeof WaitForWebhookEventInp
   name: 'wait_for_webhook_event',
   title: 'Wait for a webhook event',
   description:
-    'Waits until a matching event is stored and returns its summary, or {event: null} after timeout_s. ' +
-    'Use it after triggering something (a test payment, a git push) to get the webhook it causes: pass the newest event id ' +
-    'you have seen as after, so an event that arrived before this call is not missed.',
+    'Wait for the webhook an action causes (a test payment, a git push, send_test_event): returns the first matching ' +
+    'event’s summary, or {event: null} after timeout_s. Pass the newest event id you have seen as after, so an event ' +
+    'that arrived before this call is not missed.',
   inputSchema: WaitForWebhookEventInputSchema,
   outputSchema: WaitForWebhookEventOutputSchema,
   annotations: { title: 'Wait for a webhook event', readOnlyHint: true, openWorldHint: false },
@@ -62,6 +63,8 @@ export const WAIT_FOR_WEBHOOK_EVENT_TOOL: ToolSpec<typeof WaitForWebhookEventInp
 
 export function registerWaitForWebhookEventTool(server: ToolServer, deps: McpDeps): void {
   server.registerTool(WAIT_FOR_WEBHOOK_EVENT_TOOL, async ({ provider, event_type, after, timeout_s }, context) => {
+    // A misspelt provider would wait out the whole timeout for an event that can never match.
+    await checkProviderFilter(deps, provider);
     const matches = (event: EventSummary) =>
       (provider === undefined || event.provider === provider) &&
       (event_type === undefined || event.event_type === event_type) &&
