@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventSummarySchema } from '../../src/shared/events.js';
-import { GetEventOutputSchema, ImportEventsOutputSchema, ListProvidersOutputSchema, ListTestEventsOutputSchema, ReplayEventOutputSchema } from '../../src/shared/api.js';
+import { EventListItemSchema, GetEventOutputSchema, ImportEventsOutputSchema, ListProvidersOutputSchema, ListTestEventsOutputSchema, ReplayEventOutputSchema } from '../../src/shared/api.js';
 import { ExportedEventSchema } from '../../src/shared/export.js';
 import { BIN, runCli, spawnServe, waitForOutput, type Serve } from '../helpers/cli.js';
 import { startConsumer, type Consumer } from '../core/replay/consumer.js';
@@ -145,7 +145,7 @@ describe('events', () => {
 
   it('--json: one EventSummary per line; filters by provider, type and search', async () => {
     const all = await cli('events', '--json');
-    const events = all.stdout.trim().split('\n').map((line) => EventSummarySchema.strict().parse(JSON.parse(line)));
+    const events = all.stdout.trim().split('\n').map((line) => EventListItemSchema.strict().parse(JSON.parse(line)));
     expect(events.map((event) => event.id)).toEqual([ids.push, ids.ping]);
     const github = await cli('events', '--json', '--provider', 'github');
     expect(github.stdout.trim().split('\n').map((line) => JSON.parse(line).id)).toEqual([ids.push]);
@@ -324,6 +324,12 @@ describe('export and import', () => {
     expect(lines[0]).toMatchObject({ id: ids.push, provider: 'github', external_id: 'verbs-1' });
     expect(lines.every((line) => line.provider === 'github')).toBe(true);
     expect(lines.map((line) => line.id)).toEqual([...lines.map((line) => line.id)].sort((a, b) => a - b));
+    // The flag the desktop's "Export (copy command)" writes for the UI's type box.
+    const byPrefix = await cli('export', '--type-prefix', 'pi');
+    expect(byPrefix.code).toBe(0);
+    const types = byPrefix.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { event_type: string }).event_type);
+    expect(types).toContain('ping');
+    expect(types.every((type) => type.startsWith('pi'))).toBe(true);
   });
 
   it('-o FILE writes the file and says how many; HAR is one JSON document', async () => {

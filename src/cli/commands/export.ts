@@ -19,6 +19,7 @@ interface ExportFlags extends ClientFlags {
   format: (typeof EXPORT_FORMATS)[number];
   provider?: string;
   type?: string;
+  typePrefix?: string;
   trust?: string;
   origin?: string;
   search?: string;
@@ -34,6 +35,7 @@ export function exportCommand(): Command {
       .addOption(new Option('--format <format>', 'ndjson or har').choices(EXPORT_FORMATS).default('ndjson'))
       .option('--provider <name>', 'only this provider')
       .option('--type <event_type>', 'only this event type')
+      .option('--type-prefix <prefix>', 'only event types starting with this (pull_request finds pull_request.opened)')
       .addOption(new Option('--trust <mode>', 'only this trust mode').choices(TRUST_MODES))
       .addOption(new Option('--origin <origin>', 'only real deliveries, test events or imports').choices(ORIGINS))
       .option('--search <text>', 'free text matched against payloads and event types')
@@ -45,6 +47,7 @@ export function exportCommand(): Command {
     const filters: [string, string | undefined][] = [
       ['provider', flags.provider],
       ['event_type', flags.type],
+      ['event_type_prefix', flags.typePrefix],
       ['trust_mode', flags.trust],
       ['origin', flags.origin],
       ['search', flags.search],

@@ -531,6 +531,9 @@ function ReplayFailedMark({ replay }: { replay: LastReplay }) {
   );
 }
 
+/** The API's filter names → `switchboard export`'s flags (src/cli/commands/export.ts). */
+const CLI_EXPORT_FLAGS: Record<string, string> = { event_type: 'type', event_type_prefix: 'type-prefix', trust_mode: 'trust' };
+
 /**
  * Exports what the filters select (DESIGN §12) as NDJSON, oldest first. In a browser the file
  * is fetched with the control token and saved; the desktop window offers the CLI command.
@@ -542,7 +545,7 @@ function ExportButton({ filters }: { filters: EventFilters }) {
   if (!client.exportEvents) {
     const flags = Object.entries(query)
       .filter(([key]) => key !== 'format')
-      .map(([key, value]) => ` --${key.replace(/^event_type/, 'type').replaceAll('_', '-')} ${shellQuote(value)}`)
+      .map(([key, value]) => ` --${CLI_EXPORT_FLAGS[key] ?? key.replaceAll('_', '-')} ${shellQuote(value)}`)
       .join('');
     return <CopyButton label="Copy the export command" idleText="Export (copy command)" text={`switchboard export${flags} -o events.ndjson`} />;
   }
