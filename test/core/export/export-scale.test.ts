@@ -11,7 +11,9 @@ import { newEvent } from '../../helpers/events.js';
 
 const EVENTS = 100_000;
 const PAYLOAD = Buffer.from(JSON.stringify({ type: 'load', data: 'x'.repeat(1900) }));
-const MAX_GROWTH_BYTES = 128 * 1024 * 1024;
+// Generous for a shared CI machine (the in-process database's WASM heap grows too); the export is
+// still more than twice this, so holding it whole could not pass.
+const MAX_GROWTH_BYTES = 192 * 1024 * 1024;
 
 let t: TestSwitchboard;
 beforeAll(async () => {
@@ -64,7 +66,7 @@ describe('export at scale', () => {
     expect(lines).toBe(EVENTS);
     expect(JSON.parse(tail.trimEnd().split('\n').at(-1)!).external_id).toBe(`e-${EVENTS - 1}`);
     // The export is far larger than the growth allowed: it was never held whole.
-    expect(bytes).toBeGreaterThan(3 * MAX_GROWTH_BYTES);
+    expect(bytes).toBeGreaterThan(2 * MAX_GROWTH_BYTES);
     expect(peak - baseline).toBeLessThan(MAX_GROWTH_BYTES);
   }, 300_000);
 });
