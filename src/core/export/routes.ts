@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ExportQuerySchema, type ExportQuery } from '../../shared/api.js';
 import { formatPath } from '../config.js';
@@ -47,7 +46,7 @@ export async function streamExport(sb: Services, query: ExportQuery, res: Server
   });
   const write = async (chunk: string): Promise<boolean> => {
     if (res.destroyed) return false;
-    if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    if (!res.write(chunk)) await drainedOrClosed(res);
     return !res.destroyed;
   };
   const receiverUrl = sb.url.receiver;
@@ -89,4 +88,20 @@ function maxImportLineBytes(sb: Services): number {
 
 export function isNdjsonRequest(req: IncomingMessage): boolean {
   return /^application\/(x-)?ndjson\b/i.test(req.headers['content-type'] ?? '');
+}
+
+/**
+ * Waits for the socket to take more, or to go away. Both waiters are removed afterwards: a
+ * long export waits thousands of times on the same response.
+ */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
