@@ -34,6 +34,35 @@ export const RECONNECT_BASE_MS = 100;
 export const RECONNECT_MAX_MS = 5_000;
 export const CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * Runs `use` on a fresh connection that tries once — no retries, no offline queue: the caller
+ * is waiting for an answer (a republish, a test message), not for Redis to come back. A failure
+ * is thrown as the connection's own error: with retries off, connect() alone only says
+ * "Connection is closed." and the cause arrives as an 'error' event.
+ */
+export async function withOneShotRedis<T>(url: string, connectionName: string, use: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    protocol: 2,
+    ...(new URL(url).protocol === 'rediss:' ? { tls: {} } : {}),
+    connectionName,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+  });
+  let connectionError: Error | undefined;
+  redis.on('error', (error: Error) => (connectionError ??= error));
+  try {
+    await redis.connect();
+    return await use(redis);
+  } catch (error) {
+    throw connectionError ?? error;
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** 100 ms, 200 ms, 400 ms … capped at 5 s, forever: a laptop's Redis comes and goes. */
 export function reconnectDelayMs(attempt: number): number {
   return Math.min(RECONNECT_BASE_MS * 2 ** Math.max(0, attempt - 1), RECONNECT_MAX_MS);

@@ -1,8 +1,7 @@
-import { Redis } from 'ioredis';
 import type { SecretSource } from '../config.js';
 import { SwitchboardError } from '../errors.js';
 import type { Services } from '../services.js';
-import { CONNECT_TIMEOUT_MS, redactSecrets, redisUrlProblem, secretsOfUrl } from './redis-link.js';
+import { redactSecrets, redisUrlProblem, secretsOfUrl, withOneShotRedis } from './redis-link.js';
 
 /**
  * Replays a stored event onto a Redis stream (`XADD`), the queue-family counterpart of an
@@ -63,30 +62,12 @@ export async function republishToStream(
   if (event.event_type !== null) fields.push(typeField, event.event_type);
   fields.push('payload', Buffer.from(event.payload), REPLAY_OF_FIELD, String(event.id));
 
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    protocol: 2,
-    ...(new URL(url).protocol === 'rediss:' ? { tls: {} } : {}),
-    connectionName: 'switchboard:republish',
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    // One attempt: the caller is waiting for an answer, not for Redis to come back.
-    retryStrategy: () => null,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-  });
-  // With no retries, connect() only says "Connection is closed."; the cause came as an event.
-  let connectionError: Error | undefined;
-  redis.on('error', (error: Error) => (connectionError ??= error));
   try {
-    await redis.connect();
-    const entryId = await redis.xadd(target.stream, '*', ...fields);
+    const entryId = await withOneShotRedis(url, 'switchboard:republish', (redis) => redis.xadd(target.stream, '*', ...fields));
     if (entryId === null) throw new Error('XADD returned no id');
     return { event_id: event.id, stream: target.stream, entry_id: entryId };
   } catch (error) {
-    const cause = connectionError ?? (error as Error);
-    const message = redactSecrets(cause.message, [...secretsOfUrl(url), ...sb.providers.allSecrets()]);
+    const message = redactSecrets((error as Error).message, [...secretsOfUrl(url), ...sb.providers.allSecrets()]);
     throw new SwitchboardError('replay_failed', `could not add event ${eventId} to stream ${target.stream}: ${message}`);
-  } finally {
-    redis.disconnect();
   }
 }

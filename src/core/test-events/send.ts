@@ -1,10 +1,10 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { TestEventInfo } from '../../shared/api.js';
 import type { EventSummary } from '../../shared/events.js';
 import { describeSecretSource, type Config, type ProviderConfig, type RedisPubSubConfig, type RedisStreamConfig } from '../config.js';
 import { SwitchboardError } from '../errors.js';
 import type { ProviderSet, WebhookProvider } from '../provider-set.js';
-import { CONNECT_TIMEOUT_MS, redactSecrets, redisUrlProblem, secretsOfUrl } from '../queue/redis-link.js';
+import { redactSecrets, redisUrlProblem, secretsOfUrl, withOneShotRedis } from '../queue/redis-link.js';
 import { fixturesFor } from './catalog.js';
 import { fixtureContext, type FixturePayload, type TestFixture } from './fixture.js';
 import { TEST_MARK_HEADER, type PendingTest, type TestMarks } from './marks.js';
@@ -177,27 +177,12 @@ export class TestEventSender {
     request.beforeSend?.();
 
     const pending = this.deps.marks.expectMessage(config.name, body);
-    const redis = new Redis(url, {
-      lazyConnect: true,
-      protocol: 2,
-      ...(new URL(url).protocol === 'rediss:' ? { tls: {} } : {}),
-      connectionName: 'switchboard:test-event',
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      retryStrategy: () => null,
-      maxRetriesPerRequest: 0,
-      enableOfflineQueue: false,
-    });
-    let connectionError: Error | undefined;
-    redis.on('error', (error: Error) => (connectionError ??= error));
     try {
       try {
-        await redis.connect();
-        await publish(redis);
+        await withOneShotRedis(url, 'switchboard:test-event', publish);
       } catch (error) {
-        const message = redactSecrets((connectionError ?? (error as Error)).message, [...secretsOfUrl(url), ...this.deps.providers.allSecrets()]);
+        const message = redactSecrets((error as Error).message, [...secretsOfUrl(url), ...this.deps.providers.allSecrets()]);
         throw new SwitchboardError('internal', `could not publish the test message to ${target}: ${message}`);
-      } finally {
-        redis.disconnect();
       }
       return await within(pending, TEST_EVENT_TIMEOUT_MS, `published a test message to ${target}, but provider "${config.name}" did not store it`);
     } finally {
