@@ -1,10 +1,11 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { EVENTS_PAGE_MAX } from '../../shared/api.js';
-import { ORIGINS, TRUST_MODES, type EventSummary } from '../../shared/events.js';
+import type { EventSummary } from '../../shared/events.js';
 import { connect, withClientOptions, type ClientFlags, type ControlClient } from '../client.js';
 import { bytes, localTime, table } from '../format.js';
 import { positiveInt } from '../args.js';
 import { CliError, EXIT_FAILED } from '../exit.js';
+import { filtersOf, withFilterOptions, type FilterFlags } from '../filters.js';
 
 /**
  * `switchboard events`: the latest events, oldest first (like a log's tail); `--follow` keeps
@@ -13,27 +14,19 @@ import { CliError, EXIT_FAILED } from '../exit.js';
  * printed, so the filters mean exactly what they mean in the UI and the API.
  */
 
-interface EventsFlags extends ClientFlags {
+interface EventsFlags extends ClientFlags, FilterFlags {
   follow?: boolean;
-  provider?: string;
-  type?: string;
-  trust?: (typeof TRUST_MODES)[number];
-  origin?: (typeof ORIGINS)[number];
-  search?: string;
   limit: number;
   json?: boolean;
 }
 
 export function eventsCommand(): Command {
   return withClientOptions(
-    new Command('events')
-      .description('list the latest events; --follow keeps printing new ones')
-      .option('-f, --follow', 'keep printing new events as they arrive (Ctrl-C to stop)')
-      .option('--provider <name>', 'only this provider')
-      .option('--type <event_type>', 'only this event type')
-      .addOption(new Option('--trust <mode>', 'only this trust mode').choices(TRUST_MODES))
-      .addOption(new Option('--origin <origin>', 'only real deliveries, test events or imports').choices(ORIGINS))
-      .option('--search <text>', 'free text matched against payloads and event types')
+    withFilterOptions(
+      new Command('events')
+        .description('list the latest events; --follow keeps printing new ones')
+        .option('-f, --follow', 'keep printing new events as they arrive (Ctrl-C to stop)'),
+    )
       .option('-n, --limit <n>', `how many of the latest to print first (1–${EVENTS_PAGE_MAX})`, positiveInt('--limit', EVENTS_PAGE_MAX), 20)
       .option('--json', 'one JSON object (an event summary) per line'),
   ).action(async (flags: EventsFlags) => {
@@ -46,16 +39,6 @@ export function eventsCommand(): Command {
     }
     await follow(client, flags, print);
   });
-}
-
-function filtersOf(flags: EventsFlags) {
-  return {
-    ...(flags.provider !== undefined ? { provider: flags.provider } : {}),
-    ...(flags.type !== undefined ? { event_type: flags.type } : {}),
-    ...(flags.trust !== undefined ? { trust_mode: flags.trust } : {}),
-    ...(flags.origin !== undefined ? { origin: flags.origin } : {}),
-    ...(flags.search !== undefined ? { search: flags.search } : {}),
-  };
 }
 
 const HEADER = ['ID', 'TIME', 'PROVIDER', 'TYPE', 'TRUST', 'SIZE'];

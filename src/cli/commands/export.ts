@@ -5,9 +5,9 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Command, Option } from 'commander';
 import { EXPORT_FORMATS } from '../../shared/api.js';
-import { ORIGINS, TRUST_MODES } from '../../shared/events.js';
 import { connect, withClientOptions, type ClientFlags } from '../client.js';
 import { CliError, EXIT_FAILED } from '../exit.js';
+import { filtersOf, withFilterOptions, type FilterFlags } from '../filters.js';
 
 /**
  * `switchboard export` (DESIGN §12): streams `GET /api/export` to stdout or a file, oldest
@@ -15,14 +15,8 @@ import { CliError, EXIT_FAILED } from '../exit.js';
  * the end, so an interrupted export never leaves a file that looks complete.
  */
 
-interface ExportFlags extends ClientFlags {
+interface ExportFlags extends ClientFlags, FilterFlags {
   format: (typeof EXPORT_FORMATS)[number];
-  provider?: string;
-  type?: string;
-  typePrefix?: string;
-  trust?: string;
-  origin?: string;
-  search?: string;
   since?: string;
   until?: string;
   output?: string;
@@ -30,31 +24,18 @@ interface ExportFlags extends ClientFlags {
 
 export function exportCommand(): Command {
   return withClientOptions(
-    new Command('export')
-      .description('export events as NDJSON (re-importable, exact bytes) or HAR 1.2')
-      .addOption(new Option('--format <format>', 'ndjson or har').choices(EXPORT_FORMATS).default('ndjson'))
-      .option('--provider <name>', 'only this provider')
-      .option('--type <event_type>', 'only this event type')
-      .option('--type-prefix <prefix>', 'only event types starting with this (pull_request finds pull_request.opened)')
-      .addOption(new Option('--trust <mode>', 'only this trust mode').choices(TRUST_MODES))
-      .addOption(new Option('--origin <origin>', 'only real deliveries, test events or imports').choices(ORIGINS))
-      .option('--search <text>', 'free text matched against payloads and event types')
+    withFilterOptions(
+      new Command('export')
+        .description('export events as NDJSON (re-importable, exact bytes) or HAR 1.2')
+        .addOption(new Option('--format <format>', 'ndjson or har').choices(EXPORT_FORMATS).default('ndjson')),
+    )
       .option('--since <time>', 'received at or after (ISO-8601 date or time)')
       .option('--until <time>', 'received before (ISO-8601 date or time)')
       .option('-o, --output <file>', 'write to this file instead of stdout'),
   ).action(async (flags: ExportFlags) => {
     const query = new URLSearchParams({ format: flags.format });
-    const filters: [string, string | undefined][] = [
-      ['provider', flags.provider],
-      ['event_type', flags.type],
-      ['event_type_prefix', flags.typePrefix],
-      ['trust_mode', flags.trust],
-      ['origin', flags.origin],
-      ['search', flags.search],
-      ['since', flags.since],
-      ['until', flags.until],
-    ];
-    for (const [name, value] of filters) if (value !== undefined) query.set(name, value);
+    const filters = { ...filtersOf(flags), ...(flags.since !== undefined ? { since: flags.since } : {}), ...(flags.until !== undefined ? { until: flags.until } : {}) };
+    for (const [name, value] of Object.entries(filters)) query.set(name, value);
     const client = await connect(flags);
     const response = await client.get(`/api/export?${query}`);
     const body = Readable.fromWeb(response.body! as WebReadableStream<Uint8Array>);
