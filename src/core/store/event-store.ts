@@ -634,17 +634,8 @@ export class EventStore {
   async exportBatch(filter: ExportFilter, after: Cursor | null, limits: { rows: number; bytes: number }): Promise<EventRecord[]> {
     // The list's filters, with the same meaning (search included), in the opposite order.
     const c = new Conditions();
-    if (filter.provider !== undefined) c.add((p) => `events.provider = ${p}`, filter.provider);
-    if (filter.event_type !== undefined) c.add((p) => `events.event_type = ${p}`, filter.event_type);
-    if (filter.event_type_prefix !== undefined) c.add((p) => `events.event_type LIKE ${p}`, `${escapeLike(filter.event_type_prefix)}%`);
-    if (filter.trust_mode !== undefined) c.add((p) => `events.trust_mode = ${p}`, filter.trust_mode);
-    if (filter.origin !== undefined) c.add((p) => `events.origin = ${p}`, filter.origin);
-    if (filter.since !== undefined) c.add((p) => `events.received_at >= ${p}::timestamptz`, parseTimeFilter('since', filter.since));
-    if (filter.until !== undefined) c.add((p) => `events.received_at < ${p}::timestamptz`, parseTimeFilter('until', filter.until));
-    if (filter.search !== undefined && filter.search !== '') {
-      const { payload, eventType } = searchPatterns(filter.search);
-      c.where.push(`(${PAYLOAD_TEXT} ILIKE ${c.param(payload)} OR events.event_type ILIKE ${c.param(eventType)})`);
-    }
+    addEventFilters(c, filter);
+    if (filter.search !== undefined && filter.search !== '') c.where.push(searchMatch(c, filter.search));
     if (after) c.where.push(`(events.received_at, events.id) > (${c.param(after.received_at)}::timestamptz, ${c.param(after.id)})`);
     const keys = await this.db.query<{ id: number | string; received_at: string; payload_size: number | string }>(
       `SELECT events.id, ${iso('events.received_at')} AS received_at, events.payload_size FROM events ${c.sql()}
@@ -782,6 +773,29 @@ function addCursor(conditions: Conditions, table: string, column: string, text: 
   );
 }
 
+/** The filters the list and the export share, with one meaning (and one index each). */
+function addEventFilters(
+  c: Conditions,
+  filter: Pick<EventQuery, 'provider' | 'event_type' | 'event_type_prefix' | 'trust_mode' | 'origin' | 'external_id'> & { since?: string | undefined; until?: string | undefined },
+): void {
+  if (filter.provider !== undefined) c.add((p) => `events.provider = ${p}`, filter.provider);
+  if (filter.event_type !== undefined) c.add((p) => `events.event_type = ${p}`, filter.event_type);
+  // A range of the (event_type, received_at) index where the database collation is C (PGlite's);
+  // under another collation PostgreSQL filters instead, which is slower but still right.
+  if (filter.event_type_prefix !== undefined) c.add((p) => `events.event_type LIKE ${p}`, `${escapeLike(filter.event_type_prefix)}%`);
+  if (filter.trust_mode !== undefined) c.add((p) => `events.trust_mode = ${p}`, filter.trust_mode);
+  if (filter.origin !== undefined) c.add((p) => `events.origin = ${p}`, filter.origin);
+  if (filter.external_id !== undefined) c.add((p) => `events.external_id = ${p}`, filter.external_id);
+  if (filter.since !== undefined) c.add((p) => `events.received_at >= ${p}::timestamptz`, parseTimeFilter('since', filter.since));
+  if (filter.until !== undefined) c.add((p) => `events.received_at < ${p}::timestamptz`, parseTimeFilter('until', filter.until));
+}
+
+/** A search as one predicate (patterns from searchPatterns, which refuses unindexable text). */
+function searchMatch(c: Conditions, search: string): string {
+  const { payload, eventType } = searchPatterns(search);
+  return `(${PAYLOAD_TEXT} ILIKE ${c.param(payload)} OR events.event_type ILIKE ${c.param(eventType)})`;
+}
+
 /**
  * The statements listEvents sends, in order. Every filter the API and MCP accept has an index
  * (migrations/0001–0003; test/core/store-plans.test.ts EXPLAINs each combination).
@@ -793,25 +807,15 @@ function addCursor(conditions: Conditions, table: string, column: string, text: 
  */
 export function eventListSteps(query: EventQuery): SqlStep[] {
   const c = new Conditions();
-  if (query.provider !== undefined) c.add((p) => `events.provider = ${p}`, query.provider);
-  if (query.event_type !== undefined) c.add((p) => `events.event_type = ${p}`, query.event_type);
-  // A range of the (event_type, received_at) index where the database collation is C (PGlite's);
-  // under another collation PostgreSQL filters instead, which is slower but still right.
-  if (query.event_type_prefix !== undefined) c.add((p) => `events.event_type LIKE ${p}`, `${escapeLike(query.event_type_prefix)}%`);
-  if (query.trust_mode !== undefined) c.add((p) => `events.trust_mode = ${p}`, query.trust_mode);
-  if (query.origin !== undefined) c.add((p) => `events.origin = ${p}`, query.origin);
-  if (query.external_id !== undefined) c.add((p) => `events.external_id = ${p}`, query.external_id);
-  if (query.since_time !== undefined) c.add((p) => `events.received_at >= ${p}::timestamptz`, parseTimeFilter('since', query.since_time));
-  if (query.until_time !== undefined) c.add((p) => `events.received_at < ${p}::timestamptz`, parseTimeFilter('until', query.until_time));
+  addEventFilters(c, { ...query, since: query.since_time, until: query.until_time });
   if (query.after_id !== undefined) c.add((p) => `events.id > ${p}`, query.after_id);
   if (query.cursor !== undefined) addCursor(c, 'events', 'received_at', query.cursor);
   if (query.search === undefined || query.search === '') {
     const limit = c.param(query.limit + 1);
     return [{ sql: `SELECT ${SUMMARY_COLUMNS} FROM events ${c.sql()} ${NEWEST_FIRST} LIMIT ${limit}`, params: c.params }];
   }
-  const { payload, eventType } = searchPatterns(query.search);
   const filtered = c.sql();
-  const match = `(${PAYLOAD_TEXT} ILIKE ${c.param(payload)} OR events.event_type ILIKE ${c.param(eventType)})`;
+  const match = searchMatch(c, query.search);
   const limit = c.param(query.limit + 1);
   const indexedParams = [...c.params];
   const window = c.param(searchWindowRows(query.limit));
