@@ -1,4 +1,4 @@
-import { mkdir, access, constants } from 'node:fs/promises';
+import { mkdir, access, constants, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from './bus.js';
@@ -18,6 +18,7 @@ import { describePermissionFix, fixDataDirPermissions, usePrivateUmask } from '.
 import { ProviderSet } from './provider-set.js';
 import type { Receiver } from './receiver/receiver.js';
 import type { ReplayEngine } from './replay/replay.js';
+import { EventJournal, type JournalOptions } from './journal/event-journal.js';
 import type { EventStore } from './store/event-store.js';
 import { openPgliteInWorker } from './store/pglite-worker.js';
 import { embeddedDatabaseExists, openPglite, openPostgres, type SqlClient } from './store/sql-client.js';
@@ -44,6 +45,8 @@ export interface SwitchboardOptions {
   databaseUrl?: string;
   /** Run the embedded database in a worker thread (Electron: keeps the main loop smooth). */
   databaseInWorker?: boolean;
+  /** Bounds of the embedded database's journal (tests: backpressure). */
+  journal?: JournalOptions;
   vault?: SecretVault;
   logger?: Logger;
   /** The built web UI; `null` serves none. */
@@ -163,6 +166,12 @@ export class Switchboard implements Services {
       this.sql = opened.value;
       await migrate(this.sql, defaultMigrationsDir());
       this.eventStore = new EventStore(this.sql, { maxRejections: () => this.currentConfig.retention.max_rejections });
+      if (this.sql.kind === 'pglite') {
+        // Embedded: acknowledge from the journal (DESIGN §5). Its unapplied tail is applied here,
+        // before any port opens. An in-memory database starts empty, so its journal does too.
+        if (url === 'memory://') await rm(join(options.dataDir, 'journal'), { recursive: true, force: true });
+        this.eventStore.useJournal(await EventJournal.open(options.dataDir, this.eventStore, this.logger, options.journal));
+      }
       const stopWatching = await this.eventStore.watchOtherInstances((event) => this.bus.emit('event', event));
       this.onStop('events from other instances', stopWatching);
       const replays = new ReplayEngine({ store: this.eventStore, bus: this.bus, providers: this.providers, config: () => this.currentConfig, version: this.version, now: this.now, logger: this.logger });

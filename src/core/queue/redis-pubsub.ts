@@ -72,7 +72,7 @@ export class RedisPubSubAdapter {
     const test = deps.testMarks?.claimMessage(config.name, event.payload) ?? null;
     try {
       const result = await deps.store.insertEvent(test ? { ...event, origin: 'test' } : event);
-      if (!result.duplicate) deps.bus.emit('event', result.event);
+      if (!result.duplicate) void result.visible.then((visible) => visible && deps.bus.emit('event', result.event));
       test?.stored(result.event);
     } catch (error) {
       // At-most-once: there is no one to ask for the message again.

@@ -204,7 +204,7 @@ export class RedisStreamAdapter {
     for (;;) {
       try {
         const result = await deps.store.insertEvent(event);
-        deps.bus.emit(result.duplicate ? 'duplicate' : 'event', result.event);
+        void result.visible.then((visible) => visible && deps.bus.emit(result.duplicate ? 'duplicate' : 'event', result.event));
         test?.stored(result.event);
         if (this.storeFailing) link.connected();
         this.storeFailing = false;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EventBus } from '../bus.js';
 import { isSwitchboardError } from '../errors.js';
+import { JournalFullError } from '../journal/event-journal.js';
 import type { Logger } from '../logger.js';
 import type { ProviderSet, WebhookProvider } from '../provider-set.js';
 import type { Delivery, RejectionReason, Verification } from '../providers/verifier.js';
@@ -18,6 +19,8 @@ export interface Answer {
   status: number;
   body: string;
   contentType: string;
+  /** Extra response headers (Retry-After). */
+  headers?: Record<string, string>;
 }
 
 export interface IngestDeps {
@@ -127,12 +130,18 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
       origin: delivery.test ? 'test' : 'provider',
     });
   } catch (error) {
+    if (error instanceof JournalFullError) {
+      // Backpressure, not a failure: the sender retries after a second (logged once per burst by the journal).
+      return { ...errorAnswer(503, 'storage_busy', `${error.message}; ${error.hint}`), headers: { 'retry-after': String(error.retryAfterS) } };
+    }
     deps.logger.error(`storing a delivery to "${provider.name}" failed: ${(error as Error).message}`);
     const message = isSwitchboardError(error) ? error.message : 'the event store is unavailable';
     return errorAnswer(503, 'storage_unavailable', `${message}; the sender should retry`);
   }
 
-  deps.bus.emit(stored.duplicate ? 'duplicate' : 'event', stored.event);
+  // Announced once a read can find it, with its final id (the answer may go first).
+  const announced = stored;
+  void stored.visible.then((visible) => visible && deps.bus.emit(announced.duplicate ? 'duplicate' : 'event', announced.event));
   delivery.test?.stored(stored.event);
 
   const handshake = attempt(deps, provider, 'answering the handshake of', () => verifier.handshake?.(delivery) ?? null);

@@ -169,6 +169,7 @@ function send(res: ServerResponse, answer: Answer): void {
     ...(noContent ? {} : { 'content-type': answer.contentType, 'content-length': Buffer.byteLength(answer.body) }),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
+    ...answer.headers,
   });
   res.end(noContent ? undefined : answer.body);
 }

@@ -2,6 +2,8 @@ import type { EventSummary, Family, Origin, Rejection, Replay, TrustMode } from 
 import { SwitchboardError } from '../errors.js';
 import { decodeCursor, encodeCursor, parseTimeFilter, type Cursor } from './cursor.js';
 import type { SqlClient } from './sql-client.js';
+import type { EventJournal, JournalTarget } from '../journal/event-journal.js';
+import type { JournalEvent } from '../journal/record.js';
 import {
   MAX_CONTENT_TYPE_CHARS,
   MAX_DETAIL_CHARS,
@@ -46,6 +48,12 @@ export interface EventRecord extends EventSummary {
 export interface InsertResult {
   event: EventSummary;
   duplicate: boolean;
+  /**
+   * Resolves once the event is visible to reads (true), or false if the database dropped it.
+   * Acknowledging may come first (the journal, DESIGN §5); the live bus, SSE and forward rules
+   * wait for this, so they never announce an id a read cannot find yet.
+   */
+  visible: Promise<boolean>;
 }
 
 export interface NewRejection {
@@ -208,6 +216,9 @@ const EVENT_INSERT_COLUMNS = [
   'origin',
 ] as const;
 const CASTS: Partial<Record<(typeof EVENT_INSERT_COLUMNS)[number], string>> = { headers: '::jsonb', payload: '::bytea' };
+/** The journal gives every row its id and time (src/core/journal). */
+const JOURNAL_INSERT_COLUMNS = ['id', 'received_at', ...EVENT_INSERT_COLUMNS] as const;
+const JOURNAL_CASTS: Partial<Record<(typeof JOURNAL_INSERT_COLUMNS)[number], string>> = { ...CASTS, id: '::bigint', received_at: '::timestamptz' };
 
 type SummaryRow = Omit<EventSummary, 'id'> & { id: number | string | bigint };
 
@@ -243,8 +254,12 @@ interface PendingInsert {
   reject: (error: unknown) => void;
 }
 
-export class EventStore {
+const VISIBLE = Promise.resolve(true);
+
+export class EventStore implements JournalTarget {
   private readonly pending: PendingInsert[] = [];
+  /** Set on the embedded database: inserts go through the journal (src/core/journal). */
+  private journal: EventJournal | null = null;
   private flushScheduled = false;
   private flushing: Promise<void> | null = null;
   private closed = false;
@@ -267,6 +282,20 @@ export class EventStore {
     return this.db.kind;
   }
 
+  /** From now on inserts are acknowledged from `journal`, and every read waits for it (read-your-writes). */
+  useJournal(journal: EventJournal): void {
+    this.journal = journal;
+  }
+
+  get usesJournal(): boolean {
+    return this.journal !== null;
+  }
+
+  /** Every read starts here: it sees every event acknowledged before it began. */
+  private caughtUp(): Promise<void> {
+    return this.journal ? this.journal.barrier() : VISIBLE.then(() => {});
+  }
+
   /**
    * Group commit: inserts that arrive in the same event-loop turn become one multi-row INSERT
    * (STACK.md: ~3× the throughput of a statement per request, and a fixed timer window is
@@ -275,6 +304,7 @@ export class EventStore {
    */
   insertEvent(event: NewEvent): Promise<InsertResult> {
     if (this.closed) return Promise.reject(new SwitchboardError('storage_unavailable', 'the event store is closed'));
+    if (this.journal) return this.journal.submit({ ...storableEvent(event), origin: event.origin ?? 'provider' });
     return new Promise((resolve, reject) => {
       this.pending.push({ event, resolve, reject });
       this.scheduleFlush();
@@ -346,7 +376,7 @@ export class EventStore {
     events.forEach((event, index) => {
       const row = inserted[next];
       if (row && row.provider === event.provider && row.external_id === event.external_id) {
-        results[index] = { event: toSummary(row), duplicate: false };
+        results[index] = { event: toSummary(row), duplicate: false, visible: VISIBLE };
         next++;
       } else {
         duplicates.push(index);
@@ -366,7 +396,7 @@ export class EventStore {
       for (const index of duplicates) {
         const row = byKey.get(`${events[index]!.provider}\u0000${events[index]!.external_id}`);
         if (!row) throw new Error('a conflicting event vanished before it could be read');
-        results[index] = { event: toSummary(row), duplicate: true };
+        results[index] = { event: toSummary(row), duplicate: true, visible: VISIBLE };
       }
     }
     if (this.db.kind === 'postgres' && inserted.length > 0) {
@@ -378,7 +408,76 @@ export class EventStore {
     return results as InsertResult[];
   }
 
+  /**
+   * The journal's applier (src/core/journal): inserts events with the ids and times they were
+   * acknowledged with, and records the journal position in the same statement, so a crash
+   * between the two cannot lose or repeat a row. A redelivery cannot reach here (the journal
+   * dedupes); ON CONFLICT only keeps a surprise from failing the whole batch.
+   */
+  async applyJournalBatch(events: readonly JournalEvent[], appliedId: number): Promise<number> {
+    if (events.length === 0) {
+      await this.db.query('UPDATE journal_state SET applied_id = GREATEST(applied_id, $1)', [appliedId]);
+      return 0;
+    }
+    const params: unknown[] = [];
+    const tuples = events.map((event) => {
+      const values: Record<(typeof JOURNAL_INSERT_COLUMNS)[number], unknown> = {
+        ...event,
+        headers: JSON.stringify(event.headers),
+        payload_size: event.payload.byteLength,
+      };
+      return `(${JOURNAL_INSERT_COLUMNS.map((column) => `$${params.push(values[column])}${JOURNAL_CASTS[column] ?? ''}`).join(', ')})`;
+    });
+    const position = `$${params.push(appliedId)}::bigint`;
+    const rows = await this.db.query<{ inserted: number | string }>(
+      `WITH ins AS (
+         INSERT INTO events (${JOURNAL_INSERT_COLUMNS.join(', ')}) OVERRIDING SYSTEM VALUE VALUES ${tuples.join(', ')}
+         ON CONFLICT (provider, external_id) WHERE external_id IS NOT NULL DO NOTHING
+         RETURNING 1
+       ), moved AS (
+         UPDATE journal_state SET applied_id = GREATEST(applied_id, ${position}) RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM ins) AS inserted, (SELECT count(*) FROM moved) AS moved,
+              setval('events_id_seq', GREATEST(${position}, (SELECT last_value FROM events_id_seq)))`,
+      params,
+    );
+    return Number(rows[0]?.inserted ?? 0);
+  }
+
+  async journalPosition(): Promise<{ appliedId: number; maxId: number }> {
+    const rows = await this.db.query<{ applied_id: number | string | null; max_id: number | string | null; seq: number | string | null }>(
+      `SELECT (SELECT applied_id FROM journal_state) AS applied_id, (SELECT max(id) FROM events) AS max_id,
+              (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq) AS seq`,
+    );
+    const row = rows[0];
+    return { appliedId: Number(row?.applied_id ?? 0), maxId: Math.max(Number(row?.max_id ?? 0), Number(row?.seq ?? 0)) };
+  }
+
+  /** The stored events with these (provider, external_id) keys (the journal's redelivery check). */
+  async eventsByKeys(keys: readonly { provider: string; external_id: string }[]): Promise<EventSummary[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.db.query<SummaryRow>(
+      `SELECT ${SUMMARY_COLUMNS} FROM events
+       WHERE (events.provider, events.external_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+      [keys.map((key) => key.provider), keys.map((key) => key.external_id)],
+    );
+    return rows.map(toSummary);
+  }
+
+  async eventKeysAfter(afterId: number, limit: number): Promise<{ id: number; provider: string; external_id: string }[]> {
+    const step = eventKeysAfterStep(afterId, limit);
+    const rows = await this.db.query<{ id: number | string; provider: string; external_id: string }>(step.sql, step.params);
+    return rows.map((row) => ({ ...row, id: Number(row.id) }));
+  }
+
+  /** From the primary key's ends: no count(*). */
+  async estimatedEventCount(): Promise<number> {
+    const rows = await this.db.query<{ n: number | string | null }>('SELECT max(id) - min(id) + 1 AS n FROM events');
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async getEvent(id: number): Promise<EventRecord | null> {
+    await this.caughtUp();
     const rows = await this.db.query<SummaryRow & Omit<EventRecord, keyof EventSummary>>(
       `SELECT ${DETAIL_COLUMNS} FROM events WHERE events.id = $1`,
       [id],
@@ -401,6 +500,7 @@ export class EventStore {
    */
   async listEvents(query: EventQuery): Promise<Page<EventSummary>> {
     const steps = eventListSteps(query);
+    await this.caughtUp();
     let rows: SummaryRow[] = [];
     for (const step of steps) {
       rows = await this.run<SummaryRow>(step);
@@ -421,6 +521,7 @@ export class EventStore {
   /** The oldest event after `after_id` that matches (MCP wait_for_webhook_event's first look). */
   async firstEventAfter(query: { provider?: string; event_type?: string; after_id: number }): Promise<EventSummary | null> {
     const step = firstEventAfterStep(query);
+    await this.caughtUp();
     const rows = await this.db.query<SummaryRow>(step.sql, step.params);
     return rows[0] ? toSummary(rows[0]) : null;
   }
@@ -444,11 +545,13 @@ export class EventStore {
 
   /** Whether any stored event or rejection names this provider (one index probe per table). */
   async providerSeen(provider: string): Promise<boolean> {
+    await this.caughtUp();
     const rows = await this.run<{ seen: boolean }>(providerSeenStep(provider));
     return rows[0]?.seen === true;
   }
 
   async latestEventId(): Promise<number> {
+    await this.caughtUp();
     const rows = await this.db.query<{ id: number | string | null }>('SELECT max(id) AS id FROM events');
     return Number(rows[0]?.id ?? 0);
   }
@@ -519,6 +622,7 @@ export class EventStore {
   }
 
   async insertReplay(replay: NewReplay): Promise<ReplayRecord> {
+    await this.caughtUp(); // the event it references must be in the table
     const body = replay.response_body ? replay.response_body.subarray(0, MAX_RESPONSE_BODY_BYTES) : null;
     const rows = await this.db.query<ReplayRow>(
       `INSERT INTO replays (event_id, target_url, resigned, delivered, response_status, response_ms, response_headers,
@@ -548,6 +652,7 @@ export class EventStore {
   /** Replay history of one event, newest first. */
   async listReplays(eventId: number, limit = 100): Promise<ReplayRecord[]> {
     const step = replayListStep(eventId, limit);
+    await this.caughtUp();
     const rows = await this.db.query<ReplayRow>(step.sql, step.params);
     return rows.map(toReplay);
   }
@@ -558,6 +663,7 @@ export class EventStore {
    */
   async lastReplays(eventIds: readonly number[]): Promise<Map<number, LastReplayRecord>> {
     if (eventIds.length === 0) return new Map();
+    await this.caughtUp();
     const rows = await this.db.query<LastReplayRecord & { event_id: number | string }>(
       `SELECT ids.event_id, last.delivered, last.response_status, last.requested_by, last.created_at
        FROM unnest($1::bigint[]) AS ids(event_id)
@@ -572,6 +678,7 @@ export class EventStore {
 
   /** Deletes every event (and, by cascade, its replays) and every rejection. */
   async clearEvents(): Promise<void> {
+    await this.caughtUp(); // everything acknowledged before the clear goes with it
     await this.db.transaction(async (tx) => {
       await tx.exec('DELETE FROM events; DELETE FROM rejections;');
     });
@@ -632,6 +739,7 @@ export class EventStore {
    * sizes are read first, then the payloads of the batch only.
    */
   async exportBatch(filter: ExportFilter, after: Cursor | null, limits: { rows: number; bytes: number }): Promise<EventRecord[]> {
+    await this.caughtUp();
     // The list's filters, with the same meaning (search included), in the opposite order.
     const c = new Conditions();
     addEventFilters(c, filter);
@@ -680,6 +788,7 @@ export class EventStore {
    */
   async importEvents(events: readonly ImportedEvent[]): Promise<number> {
     if (events.length === 0) return 0;
+    if (this.journal) return this.importThroughJournal(this.journal, events);
     const columns = [...EVENT_INSERT_COLUMNS, 'received_at'] as const;
     const types: Record<(typeof columns)[number], string> = {
       provider: 'text', family: 'text', event_type: 'text', external_id: 'text', trust_mode: 'text', verified: 'boolean',
@@ -714,14 +823,42 @@ export class EventStore {
     return rows.length;
   }
 
+  /**
+   * importEvents on the embedded database: the same dedupe rules, with ids from the journal (the
+   * only allocator there). Resolves once the stored events are visible.
+   */
+  private async importThroughJournal(journal: EventJournal, events: readonly ImportedEvent[]): Promise<number> {
+    await this.caughtUp();
+    const keyless = events.flatMap((event, ordinal) => (event.external_id === null ? [{ event, ordinal }] : []));
+    const present = new Set<number>();
+    if (keyless.length > 0) {
+      const rows = await this.db.query<{ ordinal: number }>(
+        `SELECT v.ordinal FROM unnest($1::integer[], $2::text[], $3::timestamptz[], $4::bytea[]) AS v(ordinal, provider, received_at, payload)
+         WHERE EXISTS (SELECT 1 FROM events e WHERE e.provider = v.provider AND e.received_at = v.received_at
+                       AND e.external_id IS NULL AND e.payload = v.payload)`,
+        [keyless.map((item) => item.ordinal), keyless.map((item) => item.event.provider), keyless.map((item) => item.event.received_at), keyless.map((item) => item.event.payload)],
+      );
+      for (const row of rows) present.add(Number(row.ordinal));
+    }
+    const results = await Promise.all(
+      events.flatMap((event, ordinal) =>
+        present.has(ordinal) ? [] : [journal.submit({ ...storableEvent(event), received_at: normalizedTime(event.received_at), origin: 'import' })],
+      ),
+    );
+    const stored = results.filter((result) => !result.duplicate);
+    await Promise.all(stored.map((result) => result.visible));
+    return stored.length;
+  }
+
   /** Refreshes planner statistics; PGlite never runs autoanalyze (STACK.md). */
   async analyze(): Promise<void> {
     await this.db.exec('ANALYZE events; ANALYZE rejections; ANALYZE replays;');
   }
 
-  /** Waits for queued inserts, then closes the database. */
+  /** Waits for queued inserts (and the journal's tail), then closes the database. */
   async close(): Promise<void> {
     this.closed = true;
+    await this.journal?.close();
     while (this.flushScheduled || this.flushing || this.pending.length > 0) {
       if (this.flushing) await this.flushing;
       else await new Promise((resolve) => setImmediate(resolve));
@@ -734,7 +871,16 @@ export class EventStore {
 /** Lets queued inserts and queries reach the database between two bounded statements. */
 const yieldToOthers = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
-function storableEvent(event: NewEvent): NewEvent {
+/** An ISO time as the database prints it (microseconds), so a summary matches what a read returns. */
+function normalizedTime(text: string): string {
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?Z$/.exec(text);
+  if (match) return `${match[1]}.${(match[2] ?? '').padEnd(6, '0')}Z`;
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) throw new SwitchboardError('invalid_argument', `received_at is not a time: ${JSON.stringify(text)}`);
+  return new Date(ms).toISOString().replace('Z', '000Z');
+}
+
+export function storableEvent(event: NewEvent): NewEvent {
   return {
     ...event,
     event_type: storableOrNull(event.event_type, MAX_EVENT_TYPE_CHARS),
@@ -866,6 +1012,14 @@ function escapeBytes(text: string): string {
     else out += String.fromCharCode(byte);
   }
   return out;
+}
+
+/** The journal's filter load: stored keys in primary-key order. */
+export function eventKeysAfterStep(afterId: number, limit: number): SqlStep {
+  return {
+    sql: 'SELECT events.id, events.provider, events.external_id FROM events WHERE events.id > $1 AND events.external_id IS NOT NULL ORDER BY events.id LIMIT $2',
+    params: [afterId, limit],
+  };
 }
 
 /** MCP wait_for_webhook_event's first look: the primary key range after `after_id`. */

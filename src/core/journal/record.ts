@@ -1,0 +1,85 @@
+import { crc32 } from 'node:zlib';
+import type { Family, Origin, TrustMode } from '../../shared/events.js';
+
+/**
+ * One journal record: an event exactly as it will be inserted, with the id and receive time it
+ * was acknowledged with.
+ *
+ *   magic u32 | body length u32 | CRC-32 of the body u32 | 0 u32 | body
+ *   body: meta length u32 | meta (JSON, UTF-8) | payload bytes
+ *
+ * Defends against a torn write: a crash in the middle of an append leaves a record whose length
+ * runs past the end of the file, or whose checksum does not match. decodeRecords stops there, so
+ * a half-written record is never applied.
+ */
+
+export interface JournalEvent {
+  id: number;
+  /** ISO-8601 UTC with microseconds, as the database stores it. */
+  received_at: string;
+  provider: string;
+  family: Family;
+  event_type: string | null;
+  external_id: string | null;
+  trust_mode: TrustMode;
+  verified: boolean;
+  verify_detail: string | null;
+  content_type: string | null;
+  headers: Record<string, string>;
+  source_ip: string | null;
+  origin: Origin;
+  payload: Uint8Array;
+}
+
+const MAGIC = 0x53424a31; // "SBJ1"
+export const RECORD_HEADER_BYTES = 16;
+
+export function encodeRecord(event: JournalEvent): Buffer {
+  const { payload, ...meta } = event;
+  const metaBytes = Buffer.from(JSON.stringify(meta), 'utf8');
+  const bodyLength = 4 + metaBytes.byteLength + payload.byteLength;
+  const record = Buffer.allocUnsafe(RECORD_HEADER_BYTES + bodyLength);
+  record.writeUInt32LE(MAGIC, 0);
+  record.writeUInt32LE(bodyLength, 4);
+  record.writeUInt32LE(0, 12);
+  record.writeUInt32LE(metaBytes.byteLength, 16);
+  metaBytes.copy(record, 20);
+  record.set(payload, 20 + metaBytes.byteLength);
+  record.writeUInt32LE(crc32(record.subarray(RECORD_HEADER_BYTES)), 8);
+  return record;
+}
+
+export interface DecodedRecords {
+  events: JournalEvent[];
+  /** Bytes of whole, intact records from the start; anything after is a torn or foreign tail. */
+  validBytes: number;
+  /** Why decoding stopped before the end, if it did. */
+  tornReason: string | null;
+}
+
+export function decodeRecords(buffer: Buffer): DecodedRecords {
+  const events: JournalEvent[] = [];
+  let offset = 0;
+  const stop = (reason: string): DecodedRecords => ({ events, validBytes: offset, tornReason: reason });
+  while (offset < buffer.byteLength) {
+    if (buffer.byteLength - offset < RECORD_HEADER_BYTES) return stop('a record header is cut short');
+    if (buffer.readUInt32LE(offset) !== MAGIC) return stop('a record does not start with the journal mark');
+    const bodyLength = buffer.readUInt32LE(offset + 4);
+    const end = offset + RECORD_HEADER_BYTES + bodyLength;
+    if (bodyLength < 4 || end > buffer.byteLength) return stop('a record is cut short');
+    const body = buffer.subarray(offset + RECORD_HEADER_BYTES, end);
+    if (crc32(body) !== buffer.readUInt32LE(offset + 8)) return stop("a record's checksum does not match");
+    const metaLength = body.readUInt32LE(0);
+    if (4 + metaLength > body.byteLength) return stop('a record is malformed');
+    let meta: Omit<JournalEvent, 'payload'>;
+    try {
+      meta = JSON.parse(body.toString('utf8', 4, 4 + metaLength)) as Omit<JournalEvent, 'payload'>;
+    } catch {
+      return stop('a record is malformed');
+    }
+    // A copy, so the segment's buffer can be released once decoded.
+    events.push({ ...meta, payload: Buffer.from(body.subarray(4 + metaLength)) });
+    offset = end;
+  }
+  return { events, validBytes: offset, tornReason: null };
+}
