@@ -20,6 +20,7 @@ import type { Receiver } from './receiver/receiver.js';
 import type { ReplayEngine } from './replay/replay.js';
 import { EventJournal, type JournalOptions } from './journal/event-journal.js';
 import type { EventStore } from './store/event-store.js';
+import { SearchIndexer } from './store/search-indexer.js';
 import { openPgliteInWorker } from './store/pglite-worker.js';
 import { embeddedDatabaseExists, openPglite, openPostgres, type SqlClient } from './store/sql-client.js';
 import { TestMarks } from './test-events/marks.js';
@@ -75,6 +76,8 @@ export class Switchboard implements Services {
   private urls: Urls | undefined;
   private readonly closers: { name: string; close: () => Promise<void> | void }[] = [];
   private retentionTimer: NodeJS.Timeout | undefined;
+  /** Fills the search index off the write path (tests and benchmarks call catchUp()). */
+  searchIndexer: SearchIndexer | undefined;
 
   constructor(readonly options: SwitchboardOptions) {
     this.logger = options.logger ?? consoleLogger();
@@ -166,12 +169,30 @@ export class Switchboard implements Services {
       this.sql = opened.value;
       await migrate(this.sql, defaultMigrationsDir());
       this.eventStore = new EventStore(this.sql, { maxRejections: () => this.currentConfig.retention.max_rejections });
+      let journal: EventJournal | null = null;
+      let indexer: SearchIndexer | null = null;
       if (this.sql.kind === 'pglite') {
         // Embedded: acknowledge from the journal (DESIGN §5). Its unapplied tail is applied here,
         // before any port opens. An in-memory database starts empty, so its journal does too.
         if (url === 'memory://') await rm(join(options.dataDir, 'journal'), { recursive: true, force: true });
-        this.eventStore.useJournal(await EventJournal.open(options.dataDir, this.eventStore, this.logger, options.journal));
+        journal = await EventJournal.open(options.dataDir, this.eventStore, this.logger, {
+          ...options.journal,
+          onApplied: (events) => {
+            options.journal?.onApplied?.(events);
+            indexer?.wake();
+          },
+        });
+        this.eventStore.useJournal(journal);
       }
+      const searchIndexer = new SearchIndexer(this.eventStore, {
+        logger: this.logger,
+        ingestBacklog: () => journal?.stats.lagRecords ?? 0,
+        newestId: () => journal?.allocatedThrough ?? 0,
+      });
+      indexer = searchIndexer;
+      this.searchIndexer = searchIndexer;
+      searchIndexer.start();
+      this.onStop('search indexer', () => searchIndexer.stop());
       const stopWatching = await this.eventStore.watchOtherInstances((event) => this.bus.emit('event', event));
       this.onStop('events from other instances', stopWatching);
       const replays = new ReplayEngine({ store: this.eventStore, bus: this.bus, providers: this.providers, config: () => this.currentConfig, version: this.version, now: this.now, logger: this.logger });

@@ -2,6 +2,7 @@ import type { EventSummary, Family, Origin, Rejection, Replay, TrustMode } from 
 import { SwitchboardError } from '../errors.js';
 import { decodeCursor, encodeCursor, parseTimeFilter, type Cursor } from './cursor.js';
 import type { SqlClient } from './sql-client.js';
+import { SEARCH_INDEX_BATCH_ROWS } from './search-indexer.js';
 import type { EventJournal, JournalTarget } from '../journal/event-journal.js';
 import type { JournalEvent } from '../journal/record.js';
 import {
@@ -198,8 +199,13 @@ const SUMMARY_COLUMNS = `events.id, events.provider, events.family, events.event
   events.trust_mode, events.verified, events.payload_size, ${iso('events.received_at')} AS received_at`;
 const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, events.verify_detail, events.content_type, events.source_ip, events.headers, events.payload`;
 const NEWEST_FIRST = 'ORDER BY events.received_at DESC, events.id DESC';
-/** Must stay the expression of events_payload_trgm_idx (migrations/0003). encode(…, 'escape') never fails, whatever the bytes. */
-const PAYLOAD_TEXT = `encode(substring(events.payload from 1 for ${SEARCH_PAYLOAD_BYTES}), 'escape')`;
+/**
+ * The text a search matches in a payload: event_search.doc holds exactly this (migrations/0005).
+ * encode(…, 'escape') never fails, whatever the bytes.
+ */
+const payloadText = (table: string) => `encode(substring(${table}.payload from 1 for ${SEARCH_PAYLOAD_BYTES}), 'escape')`;
+const PAYLOAD_TEXT = payloadText('events');
+
 const EVENT_INSERT_COLUMNS = [
   'provider',
   'family',
@@ -364,10 +370,17 @@ export class EventStore implements JournalTarget {
     });
     // RETURNING comes back in VALUES order with conflicting rows left out; each input row is
     // matched to the next returned row by (provider, external_id), so a skipped row is a duplicate.
+    // Without a journal (PostgreSQL) the search text is indexed in the same statement: several
+    // instances may share the database, and a row committed late must not slip past the indexer.
     const inserted = await this.db.query<SummaryRow>(
-      `INSERT INTO events (${EVENT_INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}
-       ON CONFLICT (provider, external_id) WHERE external_id IS NOT NULL DO NOTHING
-       RETURNING ${SUMMARY_COLUMNS}`,
+      `WITH ins AS (
+         INSERT INTO events (${EVENT_INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}
+         ON CONFLICT (provider, external_id) WHERE external_id IS NOT NULL DO NOTHING
+         RETURNING *
+       ), indexed AS (
+         INSERT INTO event_search (event_id, doc) SELECT ins.id, ${payloadText('ins')} FROM ins ON CONFLICT DO NOTHING
+       )
+       SELECT ${SUMMARY_COLUMNS.replaceAll('events.', 'ins.')} FROM ins ORDER BY ins.id`,
       params,
     );
     const results: (InsertResult | undefined)[] = [];
@@ -468,6 +481,29 @@ export class EventStore implements JournalTarget {
     const step = eventKeysAfterStep(afterId, limit);
     const rows = await this.db.query<{ id: number | string; provider: string; external_id: string }>(step.sql, step.params);
     return rows.map((row) => ({ ...row, id: Number(row.id) }));
+  }
+
+  /**
+   * The search indexer's step (search-indexer.ts): copies the search text of the next `limit`
+   * events past search_state.indexed_id into event_search and moves the mark, in one statement.
+   * Resolves to how many it indexed and the mark.
+   */
+  async indexSearchBatch(limit = SEARCH_INDEX_BATCH_ROWS): Promise<{ indexed: number; indexedId: number }> {
+    const rows = await this.db.query<{ n: number | string; mark: number | string | null }>(
+      `WITH src AS (
+         SELECT events.id, ${PAYLOAD_TEXT} AS doc FROM events
+         WHERE events.id > (SELECT search_state.indexed_id FROM search_state) ORDER BY events.id LIMIT $1
+       ), ins AS (
+         INSERT INTO event_search (event_id, doc) SELECT src.id, src.doc FROM src ON CONFLICT DO NOTHING
+       ), moved AS (
+         UPDATE search_state SET indexed_id = (SELECT max(src.id) FROM src)
+         WHERE EXISTS (SELECT 1 FROM src) RETURNING indexed_id
+       )
+       SELECT (SELECT count(*) FROM src) AS n,
+              COALESCE((SELECT indexed_id FROM moved), (SELECT search_state.indexed_id FROM search_state)) AS mark`,
+      [limit],
+    );
+    return { indexed: Number(rows[0]?.n ?? 0), indexedId: Number(rows[0]?.mark ?? 0) };
   }
 
   /** From the primary key's ends: no count(*). */
@@ -680,7 +716,7 @@ export class EventStore implements JournalTarget {
   async clearEvents(): Promise<void> {
     await this.caughtUp(); // everything acknowledged before the clear goes with it
     await this.db.transaction(async (tx) => {
-      await tx.exec('DELETE FROM events; DELETE FROM rejections;');
+      await tx.exec('DELETE FROM events; DELETE FROM event_search; DELETE FROM rejections;');
     });
   }
 
@@ -720,11 +756,11 @@ export class EventStore implements JournalTarget {
     }
   }
 
-  /** Runs a DELETE of at most `batchRows` rows until it deletes fewer, yielding between runs. */
+  /** Runs a bounded DELETE (answering `n`, rows deleted) until it deletes fewer than `batchRows`, yielding between runs. */
   private async deleteInBatches(sql: string, params: unknown[], batchRows: number): Promise<number> {
     let total = 0;
     for (;;) {
-      const rows = await this.db.query<{ n: number | string }>(`WITH gone AS (${sql} RETURNING 1) SELECT count(*) AS n FROM gone`, params);
+      const rows = await this.db.query<{ n: number | string }>(sql, params);
       const deleted = Number(rows[0]?.n ?? 0);
       total += deleted;
       if (deleted < batchRows) return total;
@@ -809,7 +845,8 @@ export class EventStore implements JournalTarget {
       return `(${placeholders.join(', ')})`;
     });
     const rows = await this.db.query<{ id: number | string }>(
-      `INSERT INTO events (${columns.join(', ')})
+      `WITH ins AS (
+       INSERT INTO events (${columns.join(', ')})
        SELECT ${columns.map((column) => `v.${column}`).join(', ')}
        FROM (VALUES ${tuples.join(', ')}) AS v(ordinal, ${columns.join(', ')})
        WHERE v.external_id IS NOT NULL OR NOT EXISTS (
@@ -817,7 +854,11 @@ export class EventStore implements JournalTarget {
          WHERE e.provider = v.provider AND e.received_at = v.received_at AND e.external_id IS NULL AND e.payload = v.payload)
        ORDER BY v.ordinal
        ON CONFLICT (provider, external_id) WHERE external_id IS NOT NULL DO NOTHING
-       RETURNING id`,
+       RETURNING id, payload
+       ), indexed AS (
+         INSERT INTO event_search (event_id, doc) SELECT ins.id, ${payloadText('ins')} FROM ins ON CONFLICT DO NOTHING
+       )
+       SELECT id FROM ins`,
       params,
     );
     return rows.length;
@@ -961,10 +1002,19 @@ export function eventListSteps(query: EventQuery): SqlStep[] {
     return [{ sql: `SELECT ${SUMMARY_COLUMNS} FROM events ${c.sql()} ${NEWEST_FIRST} LIMIT ${limit}`, params: c.params }];
   }
   const filtered = c.sql();
-  const match = searchMatch(c, query.search);
+  const { payload, eventType } = searchPatterns(query.search);
+  const payloadLike = c.param(payload);
+  const typeLike = c.param(eventType);
   const limit = c.param(query.limit + 1);
   const indexedParams = [...c.params];
   const window = c.param(searchWindowRows(query.limit));
+  const match = `(${PAYLOAD_TEXT} ILIKE ${payloadLike} OR events.event_type ILIKE ${typeLike})`;
+  // The candidates: the trigram index of the search text (event_search), the events the search
+  // indexer has not reached yet (read directly; a short tail while it keeps up), and event types.
+  const candidates = `SELECT event_search.event_id FROM event_search WHERE event_search.doc ILIKE ${payloadLike}
+    UNION ALL SELECT tail.id FROM events AS tail
+      WHERE tail.id > (SELECT search_state.indexed_id FROM search_state) AND ${payloadText('tail')} ILIKE ${payloadLike}
+    UNION ALL SELECT typed.id FROM events AS typed WHERE typed.event_type ILIKE ${typeLike}`;
   return [
     {
       sql: `SELECT ${SUMMARY_COLUMNS}
@@ -973,7 +1023,9 @@ export function eventListSteps(query: EventQuery): SqlStep[] {
       params: c.params,
     },
     {
-      sql: `SELECT ${SUMMARY_COLUMNS} FROM events ${filtered ? `${filtered} AND` : 'WHERE'} ${match} ${NEWEST_FIRST} LIMIT ${limit}`,
+      sql: `SELECT ${SUMMARY_COLUMNS} FROM events
+            WHERE events.id = ANY(ARRAY(${candidates}))${filtered ? ` AND ${filtered.slice('WHERE '.length)}` : ''}
+            ${NEWEST_FIRST} LIMIT ${limit}`,
       params: indexedParams,
       settings: ['enable_seqscan = off', 'enable_indexscan = off', 'enable_indexonlyscan = off'],
     },
@@ -1040,11 +1092,21 @@ export function retentionStatements(batchRows: number) {
   const batch = (table: string, where: string, order: string) =>
     `DELETE FROM ${table} WHERE id = ANY(ARRAY(SELECT id FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ${Math.trunc(batchRows)}))`;
   return {
-    eventsByAge: batch('events', 'events.received_at < now() - make_interval(secs => $1)', 'events.received_at, events.id'),
-    eventsUpTo: batch('events', '(events.received_at, events.id) <= ($1::timestamptz, $2)', 'events.received_at, events.id'),
-    rejectionsByAge: batch('rejections', 'rejections.received_at < now() - make_interval(secs => $1)', 'rejections.received_at, rejections.id'),
-    rejectionsUpToId: batch('rejections', 'rejections.id <= $1', 'rejections.id'),
+    eventsByAge: withSearchRows(batch('events', 'events.received_at < now() - make_interval(secs => $1)', 'events.received_at, events.id')),
+    eventsUpTo: withSearchRows(batch('events', '(events.received_at, events.id) <= ($1::timestamptz, $2)', 'events.received_at, events.id')),
+    rejectionsByAge: counted(batch('rejections', 'rejections.received_at < now() - make_interval(secs => $1)', 'rejections.received_at, rejections.id')),
+    rejectionsUpToId: counted(batch('rejections', 'rejections.id <= $1', 'rejections.id')),
   };
+}
+
+/** A bounded DELETE as a statement answering `n`, the rows it deleted. */
+const counted = (deleteRows: string) => `WITH gone AS (${deleteRows} RETURNING 1) SELECT count(*) AS n FROM gone`;
+
+/** The same for events, taking their search rows (migrations/0005) along in the same statement. */
+function withSearchRows(deleteEvents: string): string {
+  return `WITH gone AS (${deleteEvents} RETURNING id), unindexed AS (
+      DELETE FROM event_search WHERE event_search.event_id = ANY(ARRAY(SELECT id FROM gone)))
+    SELECT count(*) AS n FROM gone`;
 }
 
 /** The row `offset` places past `after` (or past the newest) in newest-first order. */
