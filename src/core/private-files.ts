@@ -40,6 +40,9 @@ export interface PermissionFix {
 const OWNED_ENTRIES = [
   'pgdata',
   'pgdata.lock',
+  // the ingest journal (src/core/journal): acknowledged payloads before they reach pgdata
+  'journal',
+  'control-url',
   'config.json',
   'control-token',
   // the desktop shell's encrypted secrets (src/main/secrets.ts)

@@ -78,6 +78,8 @@ export class Switchboard implements Services {
   private retentionTimer: NodeJS.Timeout | undefined;
   /** Fills the search index off the write path (tests and benchmarks call catchUp()). */
   searchIndexer: SearchIndexer | undefined;
+  /** The embedded database's ingest journal (null on PostgreSQL). */
+  journal: EventJournal | null = null;
 
   constructor(readonly options: SwitchboardOptions) {
     this.logger = options.logger ?? consoleLogger();
@@ -183,6 +185,7 @@ export class Switchboard implements Services {
           },
         });
         this.eventStore.useJournal(journal);
+        this.journal = journal;
       }
       const searchIndexer = new SearchIndexer(this.eventStore, {
         logger: this.logger,
@@ -364,6 +367,8 @@ export class Switchboard implements Services {
       }
     }
     this.eventStore = undefined;
+    this.journal = null;
+    this.searchIndexer = undefined;
     this.replayEngine = undefined;
     this.testEventSender = undefined;
     this.sql = undefined;

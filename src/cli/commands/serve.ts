@@ -84,16 +84,20 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (isSwitchboardError(error)) throw usageError(error.message, error.hint);
     throw error;
   }
+  // Before anything is announced: a SIGTERM right after the banner must still stop cleanly.
+  const recorded = recordControlUrl(dataDir, switchboard);
+  handleSignals(switchboard, async () => {
+    stream?.close();
+    await recorded;
+    return forgetControlUrl(dataDir, switchboard);
+  });
+  // The client verbs may be run the moment the banner is out: the file is there by then.
+  await recorded;
   process.stdout.write(json ? `${JSON.stringify(readyRecord(switchboard))}\n` : banner(switchboard));
   bannerOut = true;
   for (const chunk of early.splice(0)) process.stdout.write(chunk);
-  await recordControlUrl(dataDir, switchboard);
   // A closed stdout (the reader went away) must not take the receiver down with it.
   process.stdout.on('error', () => stream?.close());
-  handleSignals(switchboard, () => {
-    stream?.close();
-    return forgetControlUrl(dataDir, switchboard);
-  });
 }
 
 /** Colour only for a terminal that wants it (https://no-color.org, FORCE_COLOR). */

@@ -141,6 +141,7 @@ export class EventJournal {
   /** Keys appended while the filter loads (added to it when the load ends). */
   private keysDuringLoad: string[] = [];
   private lastMicros = 0;
+  private currentBatchTime: string | null = null;
   private readonly barrierWaiters: { target: number; done: Deferred<void>; timer: NodeJS.Timeout }[] = [];
   private drainWaiters: (() => void)[] = [];
   private readonly maxLagRecords: number;
@@ -272,8 +273,7 @@ export class EventJournal {
     this.wakeApplier();
     await this.applier;
     await this.filterLoading?.catch(() => {});
-    await this.segments.close();
-    await this.segments.release(this.appliedId);
+    await this.segments.close(this.appliedId);
   }
 
   private lagging(): boolean {
@@ -323,10 +323,7 @@ export class EventJournal {
 
   private append(input: NewJournalEvent, key: string | null): Promise<JournalInsert> {
     if (this.closing) return Promise.reject(new SwitchboardError('storage_unavailable', 'the event store is closed'));
-    let micros = nowMicros();
-    if (micros <= this.lastMicros) micros = this.lastMicros + 1;
-    this.lastMicros = micros;
-    const event: JournalEvent = { ...input, id: this.nextId++, received_at: input.received_at ?? isoMicros(micros) };
+    const event: JournalEvent = { ...input, id: this.nextId++, received_at: input.received_at ?? this.batchTime() };
     const entry = this.entryFor(event);
     entry.record = encodeRecord(event);
     if (key) {
@@ -339,6 +336,19 @@ export class EventJournal {
     this.lagBytes += entry.bytes;
     this.scheduleWrite();
     return entry.ack.promise;
+  }
+
+  /**
+   * The receive time of the events appended in this turn of the event loop: one per write, as a
+   * group commit gave one now() per transaction. Keyset pagination is on (received_at, id), so
+   * shared times are expected; the time never goes back, whatever the wall clock does.
+   */
+  private batchTime(): string {
+    if (this.currentBatchTime) return this.currentBatchTime;
+    const micros = Math.max(nowMicros(), this.lastMicros + 1);
+    this.lastMicros = micros;
+    this.currentBatchTime = isoMicros(micros);
+    return this.currentBatchTime;
   }
 
   /** Appends in one write what arrived during this turn of the event loop; one write at a time. */
@@ -357,6 +367,7 @@ export class EventJournal {
   private async writeAll(): Promise<void> {
     while (this.toWrite.length > 0) {
       const batch = this.toWrite.splice(0);
+      this.currentBatchTime = null;
       const first = batch[0]!.event.id;
       const last = batch[batch.length - 1]!.event.id;
       try {

@@ -131,10 +131,14 @@ export class JournalSegments {
     return this.closed.length + (this.current ? 1 : 0);
   }
 
-  async close(): Promise<void> {
-    if (!this.current) return;
-    const { fd } = this.current;
-    this.current = null;
-    await closeFile(fd).catch(() => {});
+  /** Closes the open segment; deletes every segment whose records are all applied. */
+  async close(appliedId: number): Promise<void> {
+    if (this.current) {
+      const { fd, ...segment } = this.current;
+      this.current = null;
+      this.closed.push(segment);
+      await closeFile(fd).catch(() => {});
+    }
+    await this.release(appliedId);
   }
 }

@@ -874,10 +874,16 @@ export class EventStore implements JournalTarget {
     const present = new Set<number>();
     if (keyless.length > 0) {
       const rows = await this.db.query<{ ordinal: number }>(
-        `SELECT v.ordinal FROM unnest($1::integer[], $2::text[], $3::timestamptz[], $4::bytea[]) AS v(ordinal, provider, received_at, payload)
+        // Payloads as base64 text: PGlite's array serializer takes no bytes.
+        `SELECT v.ordinal FROM unnest($1::integer[], $2::text[], $3::timestamptz[], $4::text[]) AS v(ordinal, provider, received_at, payload)
          WHERE EXISTS (SELECT 1 FROM events e WHERE e.provider = v.provider AND e.received_at = v.received_at
-                       AND e.external_id IS NULL AND e.payload = v.payload)`,
-        [keyless.map((item) => item.ordinal), keyless.map((item) => item.event.provider), keyless.map((item) => item.event.received_at), keyless.map((item) => item.event.payload)],
+                       AND e.external_id IS NULL AND e.payload = decode(v.payload, 'base64'))`,
+        [
+          keyless.map((item) => item.ordinal),
+          keyless.map((item) => item.event.provider),
+          keyless.map((item) => item.event.received_at),
+          keyless.map((item) => Buffer.from(item.event.payload).toString('base64')),
+        ],
       );
       for (const row of rows) present.add(Number(row.ordinal));
     }

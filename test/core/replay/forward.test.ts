@@ -46,19 +46,29 @@ afterAll(async () => {
 /** Resolves with the first `count` replay rows of an event, as the bus announces them. */
 function replaysOf(event: { id?: number }, count: number, timeoutMs = 5_000): Promise<ReplayRecord[]> {
   return new Promise((resolve, reject) => {
-    const seen: ReplayRecord[] = [];
-    const timer = setTimeout(() => {
+    // Every replay from now on: a forward may be recorded before the delivery's answer (and so
+    // the event's id) reaches the test — the answer only waits for the journal, not the forward.
+    const all: ReplayRecord[] = [];
+    const mine = () => all.filter((record) => event.id !== undefined && record.event_id === event.id);
+    const finish = () => {
+      clearTimeout(timer);
+      clearInterval(poll);
       t.sb.bus.off('replay', listener);
-      reject(new Error(`saw ${seen.length} of ${count} replays within ${timeoutMs} ms`));
+    };
+    const check = () => {
+      const seen = mine();
+      if (seen.length < count) return;
+      finish();
+      resolve(seen.slice(0, count));
+    };
+    const timer = setTimeout(() => {
+      finish();
+      reject(new Error(`saw ${mine().length} of ${count} replays within ${timeoutMs} ms`));
     }, timeoutMs);
+    const poll = setInterval(check, 10);
     const listener = (record: ReplayRecord) => {
-      if (record.event_id !== event.id) return;
-      seen.push(record);
-      if (seen.length === count) {
-        clearTimeout(timer);
-        t.sb.bus.off('replay', listener);
-        resolve(seen);
-      }
+      all.push(record);
+      check();
     };
     t.sb.bus.on('replay', listener);
   });

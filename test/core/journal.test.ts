@@ -1,0 +1,209 @@
+import { sign } from '@octokit/webhooks-methods';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventSummary } from '../../src/shared/events.js';
+import { encodeRecord } from '../../src/core/journal/record.js';
+import { createSwitchboard } from '../../src/core/switchboard.js';
+import { memoryLogger, startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../helpers/core.js';
+
+/**
+ * The ingest journal (src/core/journal, DESIGN §5): acknowledged from the journal, applied in
+ * batches, read-your-writes, exact dedupe across journal and database, backpressure, and
+ * recovery of a torn tail — against a real switchboard, real PGlite and real files.
+ */
+
+const SECRET = 'journal-test-secret-0123456789';
+const CONFIG = { providers: [{ name: 'github', kind: 'github' as const, secrets: [{ env: 'GH_SECRET' }] }] };
+const ENV = { GH_SECRET: SECRET };
+
+async function githubDelivery(receiver: string, deliveryId: string, body = JSON.stringify({ zen: 'Keep it logically awesome.', id: deliveryId })) {
+  const response = await fetch(`${receiver}/webhooks/github`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', 'x-github-event': 'ping', 'x-github-delivery': deliveryId, 'x-hub-signature-256': await sign(SECRET, body) },
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, json: JSON.parse(text) as { id: number; duplicate: boolean; error?: string; hint?: string } };
+}
+
+describe('journal on a running switchboard', () => {
+  let t: TestSwitchboard;
+
+  beforeAll(async () => {
+    t = await startTestSwitchboard(CONFIG, { env: ENV, journal: { maxLagRecords: 40, backpressureWaitMs: 200 } });
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('shows every acknowledged delivery to a read made right after its answer (read-your-writes)', async () => {
+    const TOTAL = 2_000;
+    let next = 0;
+    const missing: string[] = [];
+    async function worker(): Promise<void> {
+      while (next < TOTAL) {
+        const i = next++;
+        const answer = await githubDelivery(t.sb.url.receiver, `ryw-${i}`);
+        expect(answer.status).toBe(200);
+        // Alternate between the two reads a client makes: one event, and the newest page.
+        if (i % 2 === 0) {
+          const { event } = await t.sb.api.getEvent({ id: answer.json.id });
+          if (event.external_id !== `ryw-${i}`) missing.push(`ryw-${i}`);
+        } else {
+          const page = await t.sb.store.listEvents({ provider: 'github', limit: 50 });
+          if (!page.items.some((event) => event.id === answer.json.id)) missing.push(`ryw-${i}`);
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: 16 }, worker));
+    expect(missing).toEqual([]);
+  }, 120_000);
+
+  it('answers a redelivery with the first id while both are still in the journal, and after they are applied', async () => {
+    const journal = t.sb.journal!;
+    journal.pauseApplier();
+    try {
+      const first = await githubDelivery(t.sb.url.receiver, 'dup-journal');
+      const again = await Promise.all([1, 2, 3].map(() => githubDelivery(t.sb.url.receiver, 'dup-journal')));
+      expect(first.json).toEqual({ id: expect.any(Number), duplicate: false });
+      for (const answer of again) expect(answer.json).toEqual({ id: first.json.id, duplicate: true });
+      expect(journal.stats.appliedId).toBeLessThan(first.json.id);
+    } finally {
+      journal.resumeApplier();
+    }
+    const applied = await githubDelivery(t.sb.url.receiver, 'dup-journal');
+    expect(applied.json.duplicate).toBe(true);
+    const page = await t.sb.store.listEvents({ external_id: 'dup-journal', limit: 10 });
+    expect(page.items).toHaveLength(1);
+  });
+
+  it('announces an event on the bus only once a read can find it, with its final id', async () => {
+    const journal = t.sb.journal!;
+    const seen: { event: EventSummary; found: boolean }[] = [];
+    const listener = (event: EventSummary) => {
+      void t.sb.store.getEvent(event.id).then((found) => seen.push({ event, found: found !== null }));
+    };
+    t.sb.bus.on('event', listener);
+    journal.pauseApplier();
+    let answer;
+    try {
+      answer = await githubDelivery(t.sb.url.receiver, 'bus-visible');
+      expect(answer.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(seen).toEqual([]);
+    } finally {
+      journal.resumeApplier();
+    }
+    await expect.poll(() => seen.length).toBe(1);
+    expect(seen[0]).toEqual({ event: expect.objectContaining({ id: answer.json.id, external_id: 'bus-visible' }), found: true });
+    t.sb.bus.off('event', listener);
+  });
+
+  it('refuses deliveries with 503 and Retry-After while the database is too far behind, and stores none of them', async () => {
+    const journal = t.sb.journal!;
+    journal.pauseApplier();
+    const answers: Awaited<ReturnType<typeof githubDelivery>>[] = [];
+    try {
+      for (let i = 0; i < 50; i++) answers.push(await githubDelivery(t.sb.url.receiver, `full-${i}`));
+    } finally {
+      journal.resumeApplier();
+    }
+    const refused = answers.filter((answer) => answer.status === 503);
+    const accepted = answers.filter((answer) => answer.status === 200);
+    expect(accepted.length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const answer of refused) {
+      expect(answer.headers.get('retry-after')).toBe('1');
+      expect(answer.json.error).toBe('storage_busy');
+      expect(answer.json.hint).toMatch(/retry/);
+    }
+    // Once it caught up, the refused ones can be delivered again; each is stored exactly once.
+    const retried = await Promise.all(refused.map((_, k) => githubDelivery(t.sb.url.receiver, `full-${answers.indexOf(refused[k]!)}`)));
+    for (const answer of retried) expect(answer.json.duplicate).toBe(false);
+    const page = await t.sb.store.listEvents({ search: 'full-', limit: 200 });
+    const ids = page.items.map((event) => event.external_id).filter((id) => id?.startsWith('full-'));
+    expect(new Set(ids).size).toBe(50);
+    expect(ids).toHaveLength(50);
+  });
+});
+
+describe('journal files', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'switchboard-journal-'));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  const open = async () => {
+    const logger = memoryLogger();
+    const sb = createSwitchboard({ dataDir, config: { ...CONFIG, receiver: { port: 0 }, control: { port: 0 } }, env: ENV, token: TEST_TOKEN, logger, rendererDir: null });
+    await sb.start();
+    return { sb, logger };
+  };
+
+  it('applies the unapplied tail at start, skips a torn last record, and dedupes against both afterwards', async () => {
+    const { sb } = await open();
+    const stored = await githubDelivery(sb.url.receiver, 'before-stop');
+    await sb.stop();
+    // A clean stop leaves nothing to apply: every segment is deleted once applied.
+    expect((await readdir(join(dataDir, 'journal'))).filter((name) => name.endsWith('.log'))).toEqual([]);
+
+    // What a crash leaves: 20 acknowledged records the applier had not reached, then the 21st
+    // cut off in the middle of its write.
+    const first = stored.json.id + 1;
+    const record = (id: number, externalId: string) =>
+      encodeRecord({
+        id, received_at: `2026-12-01T10:00:00.${String(id).padStart(6, '0')}Z`, provider: 'github', family: 'webhook', event_type: 'ping',
+        external_id: externalId, trust_mode: 'signed', verified: true, verify_detail: 'github: X-Hub-Signature-256 verified', content_type: 'application/json',
+        headers: { 'x-github-delivery': externalId }, source_ip: '127.0.0.1', origin: 'provider', payload: Buffer.from(JSON.stringify({ n: id })),
+      });
+    const tail = Array.from({ length: 20 }, (_, i) => record(first + i, `tail-${i}`));
+    const torn = record(first + 20, 'torn');
+    await writeFile(join(dataDir, 'journal', `${String(first).padStart(16, '0')}.log`), Buffer.concat([...tail, torn.subarray(0, torn.byteLength - 7)]));
+
+    const { sb: again, logger } = await open();
+    try {
+      const log = logger.lines.join('\n');
+      expect(log).toMatch(/journal: applying 20 events received before the last stop/);
+      expect(log).toMatch(/not completely written .*skipped/);
+      for (let i = 0; i < 20; i++) {
+        const event = await again.store.getEvent(first + i);
+        expect(event).toMatchObject({ external_id: `tail-${i}`, received_at: `2026-12-01T10:00:00.${String(first + i).padStart(6, '0')}Z` });
+        expect(Buffer.from(event!.payload).toString()).toBe(JSON.stringify({ n: first + i }));
+      }
+      expect(await again.store.listEvents({ external_id: 'torn', limit: 5 })).toEqual({ items: [] });
+      // Redeliveries are duplicates of the first id, whether it came through the journal or not.
+      expect((await githubDelivery(again.url.receiver, 'before-stop')).json).toEqual({ id: stored.json.id, duplicate: true });
+      expect((await githubDelivery(again.url.receiver, 'tail-3')).json).toEqual({ id: first + 3, duplicate: true });
+      // The torn record's delivery was never acknowledged: the provider's retry is stored anew.
+      const retried = await githubDelivery(again.url.receiver, 'torn');
+      expect(retried.json).toEqual({ id: first + 20, duplicate: false });
+    } finally {
+      await again.stop();
+    }
+    const reopened = await open();
+    try {
+      expect(reopened.logger.lines.join('\n')).not.toMatch(/journal: applying/);
+      expect(await reopened.sb.store.latestEventId()).toBe(first + 20);
+    } finally {
+      await reopened.sb.stop();
+    }
+  }, 120_000);
+
+  it('keeps its files private to the account', async () => {
+    const { sb } = await open();
+    try {
+      sb.journal!.pauseApplier();
+      await githubDelivery(sb.url.receiver, 'private');
+      const dir = join(dataDir, 'journal');
+      expect((await stat(dir)).mode & 0o077).toBe(0);
+      for (const name of await readdir(dir)) expect((await stat(join(dir, name))).mode & 0o077).toBe(0);
+      // The secret never reaches the journal (headers are redacted before anything is written).
+      for (const name of await readdir(dir)) expect((await readFile(join(dir, name))).includes(SECRET)).toBe(false);
+    } finally {
+      sb.journal!.resumeApplier();
+      await sb.stop();
+    }
+  }, 60_000);
+});
