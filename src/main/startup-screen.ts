@@ -91,8 +91,9 @@ const TITLES: Record<StartupPhase['step'], (dataDir: string) => string> = {
   'starting-servers': () => 'Starting the receiver…',
 };
 
-function startingView(step: StartupPhase['step'] | null, detail: string, dataDir: string): StartupView {
-  return { state: 'starting', step, title: step ? TITLES[step](dataDir) : 'Starting switchboard…', detail };
+/** The core's own line is shown under the title only where it adds something (which migrations). */
+function startingView(step: StartupPhase['step'] | null, message: string, dataDir: string): StartupView {
+  return { state: 'starting', step, title: step ? TITLES[step](dataDir) : 'Starting switchboard…', detail: step === 'migrating' ? message : '' };
 }
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -108,13 +109,15 @@ export function startupPageHtml(view: StartupView): string {
 <meta charset="utf-8">
 <meta name="color-scheme" content="light dark">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>switchboard</title>
 <style>
   body { font: 15px/1.5 system-ui, sans-serif; margin: 0; padding: 48px; color: #1f2328; background: #fff; }
   @media (prefers-color-scheme: dark) { body { color: #e6edf3; background: #0d1117; } code, .message { background: #161b22; } button { color: #e6edf3; background: #21262d; border-color: #30363d; } }
   [hidden] { display: none !important; }
-  .starting { display: flex; gap: 16px; align-items: flex-start; margin-top: 18vh; justify-content: center; }
-  .spinner { flex: none; width: 20px; height: 20px; margin-top: 3px; border: 3px solid #8b949e55; border-top-color: #8b949e; border-radius: 50%; animation: spin 0.9s linear infinite; }
+  .starting { display: flex; gap: 14px; align-items: flex-start; max-width: 640px; margin: 22vh auto 0; }
+  .starting h1 { font-size: 17px; }
+  .spinner { flex: none; width: 16px; height: 16px; margin-top: 3px; border: 3px solid #8b949e55; border-top-color: #8b949e; border-radius: 50%; animation: spin 0.9s linear infinite; }
   @keyframes spin { to { transform: rotate(360deg); } }
   @media (prefers-reduced-motion: reduce) { .spinner { animation: none; } }
   h1 { font-size: 20px; font-weight: 600; margin: 0 0 4px; overflow-wrap: anywhere; }
