@@ -16,6 +16,7 @@ import { originOf } from './net.js';
 import { migrationsDir as defaultMigrationsDir, rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
 import { describePermissionFix, fixDataDirPermissions, usePrivateUmask } from './private-files.js';
 import { ProviderSet } from './provider-set.js';
+import type { StartupPhase } from './startup-phase.js';
 import type { Receiver } from './receiver/receiver.js';
 import type { ReplayEngine } from './replay/replay.js';
 import type { EventStore } from './store/event-store.js';
@@ -51,12 +52,6 @@ export interface SwitchboardOptions {
   now?: () => number;
   /** Each step of start() as it begins (also logged): the desktop's start-up screen shows them. */
   onStartupPhase?: (phase: StartupPhase) => void;
-}
-
-/** A step of start(); `message` is the log line (the desktop words its own screen by `step`). */
-export interface StartupPhase {
-  step: 'creating-database' | 'opening-database' | 'migrating' | 'starting-servers';
-  message: string;
 }
 
 /** The composition root: the only module that knows every part and every face (services.ts). */

@@ -1,4 +1,4 @@
-import type { StartupPhase } from '../core/switchboard.js';
+import type { StartupPhase } from '../core/startup-phase.js';
 import { failureTitle, type StartupFailure } from './error-screen.js';
 
 /**

@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwitchboard, type StartupPhase } from '../../src/core/switchboard.js';
+import type { StartupPhase } from '../../src/core/startup-phase.js';
+import { createSwitchboard } from '../../src/core/switchboard.js';
 import { TEST_TOKEN, memoryLogger } from '../helpers/core.js';
 
 // SwitchboardOptions.onStartupPhase, as the desktop uses it (embedded database in its worker
