@@ -113,7 +113,6 @@ export function startupPageHtml(view: StartupView): string {
 <title>switchboard</title>
 <style>
   body { font: 15px/1.5 system-ui, sans-serif; margin: 0; padding: 48px; color: #1f2328; background: #fff; }
-  @media (prefers-color-scheme: dark) { body { color: #e6edf3; background: #0d1117; } code, .message { background: #161b22; } button { color: #e6edf3; background: #21262d; border-color: #30363d; } }
   [hidden] { display: none !important; }
   .starting { display: flex; gap: 14px; align-items: flex-start; max-width: 640px; margin: 22vh auto 0; }
   .starting h1 { font-size: 17px; }
@@ -131,6 +130,13 @@ export function startupPageHtml(view: StartupView): string {
   button { font: inherit; padding: 6px 16px; border-radius: 6px; border: 1px solid #d0d7de; background: #f6f8fa; color: #1f2328; cursor: pointer; }
   button.primary { background: #1f883d; border-color: #1f883d; color: #fff; }
   button:disabled { opacity: 0.6; cursor: default; }
+  /* Last, so it overrides the light colours above. */
+  @media (prefers-color-scheme: dark) {
+    body { color: #e6edf3; background: #0d1117; }
+    code, .message { background: #161b22; }
+    button { color: #e6edf3; background: #21262d; border-color: #30363d; }
+    button.primary { background: #238636; border-color: #238636; color: #fff; }
+  }
 </style>
 </head>
 <body>

@@ -175,9 +175,9 @@ describe.runIf(run)('the start-up screen in Chromium', () => {
     await poll(() => calls).toEqual(['retry', 'quit']);
   });
 
-  it('shows the current state before any script runs (a window opened on a failed start)', async () => {
+  it('shows the current state before any script runs (a window opened on a failed start), in dark mode too', async () => {
     screen.failed({ code: 'config_invalid', message: 'receiver.port: expected a number', hint: 'fix the file' });
-    const context = await browser.newContext({ javaScriptEnabled: false });
+    const context = await browser.newContext({ javaScriptEnabled: false, colorScheme: 'dark' });
     try {
       const bare = await context.newPage();
       await bare.goto(`${app.url}/startup.html`);
@@ -185,6 +185,8 @@ describe.runIf(run)('the start-up screen in Chromium', () => {
       expect(await bare.locator('#failed-title').textContent()).toBe('The configuration has a problem');
       expect(await bare.locator('#failed-hint').textContent()).toBe('fix the file');
       expect(await bare.getByRole('status').isVisible()).toBe(false);
+      // The dark colours win over the light ones (light text on a light box would be unreadable).
+      expect(await bare.evaluate("getComputedStyle(document.getElementById('failed-message')).backgroundColor")).toBe('rgb(22, 27, 34)');
     } finally {
       await context.close();
     }
