@@ -16,6 +16,7 @@ import { originOf } from './net.js';
 import { migrationsDir as defaultMigrationsDir, rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
 import { describePermissionFix, fixDataDirPermissions, usePrivateUmask } from './private-files.js';
 import { ProviderSet } from './provider-set.js';
+import type { StartupPhase } from './startup-phase.js';
 import type { Receiver } from './receiver/receiver.js';
 import type { ReplayEngine } from './replay/replay.js';
 import { EventJournal, type JournalOptions } from './journal/event-journal.js';
@@ -53,6 +54,8 @@ export interface SwitchboardOptions {
   /** The built web UI; `null` serves none. */
   rendererDir?: string | null;
   now?: () => number;
+  /** Each step of start() as it begins (also logged): the desktop's start-up screen shows them. */
+  onStartupPhase?: (phase: StartupPhase) => void;
 }
 
 /** The composition root: the only module that knows every part and every face (services.ts). */
@@ -155,7 +158,9 @@ export class Switchboard implements Services {
       this.controlToken = options.token ?? (await loadOrCreateToken(options.dataDir));
       const url = options.databaseUrl ?? this.currentConfig.database.url;
       if (!url && !embeddedDatabaseExists(options.dataDir)) {
-        this.logger.info(`creating the database in ${options.dataDir} — first start only, this takes a few seconds`);
+        this.startupPhase('creating-database', `creating the database in ${options.dataDir} — first start only, this takes a few seconds`);
+      } else {
+        this.startupPhase('opening-database', url === 'memory://' ? 'opening an in-memory database' : url ? 'connecting to the PostgreSQL server' : `opening the database in ${options.dataDir}`);
       }
       // The database opens (in its worker thread, on the other core) while this thread loads the
       // modules only needed once it is open: start-up is the longer of the two, not their sum.
@@ -169,7 +174,7 @@ export class Switchboard implements Services {
       if (loaded.status === 'rejected') throw loaded.reason;
       const { EventStore, migrate, ReplayEngine, Forwarder, QueueManager, Receiver, ControlServer, setupApi, setupMcp } = loaded.value;
       this.sql = opened.value;
-      await migrate(this.sql, defaultMigrationsDir());
+      await migrate(this.sql, defaultMigrationsDir(), (pending) => this.startupPhase('migrating', `migrating the database to the current schema (${pending.join(', ')})`));
       this.eventStore = new EventStore(this.sql, { maxRejections: () => this.currentConfig.retention.max_rejections });
       let journal: EventJournal | null = null;
       let indexer: SearchIndexer | null = null;
@@ -233,6 +238,7 @@ export class Switchboard implements Services {
       this.apiHandlers = setupApi(this);
       this.mcpSessions = setupMcp(this);
 
+      this.startupPhase('starting-servers', 'starting the receiver and the control server');
       const receiverAddress = await this.receiver.start();
       this.closers.push({ name: 'receiver', close: () => this.receiver?.stop() });
       const controlAddress = await this.controlServer.start();
@@ -252,6 +258,11 @@ export class Switchboard implements Services {
       await this.stop();
       throw error;
     }
+  }
+
+  private startupPhase(step: StartupPhase['step'], message: string): void {
+    this.logger.info(message);
+    this.options.onStartupPhase?.({ step, message });
   }
 
   /** Registers something to close on stop; closed in reverse order of registration. */

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { STARTUP_PAGE, type StartupResponse } from './startup-screen.js';
 
 /**
  * Serves the built renderer on `app://switchboard/` instead of `file://`.
@@ -13,7 +14,7 @@ import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'switchboard';
 export const APP_INDEX_URL = `${APP_SCHEME}://${APP_HOST}/index.html`;
-export const STARTUP_ERROR_URL = `${APP_SCHEME}://${APP_HOST}/startup-error.html`;
+export const STARTUP_URL = `${APP_SCHEME}://${APP_HOST}${STARTUP_PAGE}`;
 
 /**
  * Registered before `ready`: `standard` gives the scheme a real origin (so relative URLs and
@@ -82,8 +83,8 @@ export function resolveAppAsset(rendererDir: string, requestUrl: string): string
 export interface AppProtocolOptions {
   rendererDir: string;
   contentSecurityPolicy: string;
-  /** The startup error page, when the core failed to start (see error-screen.ts). */
-  startupErrorHtml: () => string | null;
+  /** The start-up screen's page, script, state and actions (startup-screen.ts); null for anything else. */
+  startup: (request: Request) => StartupResponse | null;
 }
 
 /** The `protocol.handle(APP_SCHEME, …)` handler; plain fetch Request → Response, so Node can test it. */
@@ -95,11 +96,9 @@ export function createAppProtocolHandler(options: AppProtocolOptions): (request:
     'cache-control': 'no-cache',
   });
   return async (request) => {
+    const startup = isAppUrl(request.url) ? options.startup(request) : null;
+    if (startup !== null) return new Response(startup.body, { status: startup.status, headers: headers(startup.type) });
     if (request.method !== 'GET' && request.method !== 'HEAD') return new Response(null, { status: 405 });
-    if (request.url === STARTUP_ERROR_URL) {
-      const html = options.startupErrorHtml();
-      if (html !== null) return new Response(html, { headers: headers(CONTENT_TYPES['.html'] as string) });
-    }
     const file = resolveAppAsset(options.rendererDir, request.url);
     if (file === null) return new Response('not found', { status: 404 });
     try {

@@ -1,14 +1,15 @@
 import { join } from 'node:path';
 import { app, BrowserWindow, ipcMain, Menu, nativeImage, protocol, safeStorage, session, shell, Tray } from 'electron';
 import { usePrivateUmask } from '../core/private-files.js';
-import { createSwitchboard } from '../core/switchboard.js';
-import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, STARTUP_ERROR_URL, createAppProtocolHandler, isAppUrl } from './app-protocol.js';
-import { startupErrorHtml, type StartupFailure } from './error-screen.js';
+import { createSwitchboard, type Switchboard } from '../core/switchboard.js';
+import type { SwitchboardApi } from '../shared/api.js';
+import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, STARTUP_URL, createAppProtocolHandler, isAppUrl } from './app-protocol.js';
 import { setupIpc, setupLive, type SenderPolicy } from './ipc.js';
-import { fileLogger, setupQuit, startCore } from './lifecycle.js';
+import { fileLogger, setupQuit, startCore, type CoreStart } from './lifecycle.js';
 import { createSafeStorageVault } from './secrets.js';
 import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy, guardWebContents, hardenSession } from './security.js';
 import { setupSingleInstance } from './single-instance.js';
+import { createStartupScreen } from './startup-screen.js';
 import { setupTray } from './tray.js';
 import { createMainWindow, setupWindow } from './window.js';
 
@@ -22,7 +23,9 @@ const resources = join(import.meta.dirname, '../../resources');
 const logPath = join(app.getPath('logs'), 'switchboard.log');
 const dataDir = app.getPath('userData');
 const logger = fileLogger(logPath);
-let failure: StartupFailure | null = null;
+const logFailure = (error: Error) => logger.error(error.stack ?? error.message);
+// What the window shows until the core is up: its steps, or why it failed (startup-screen.ts).
+const startup = createStartupScreen({ dataDir, configPath: join(dataDir, 'config.json'), retry: () => void boot().catch(logFailure), quit: () => app.quit() });
 
 // Before anything is written: the database, token, config and secrets are for this account only.
 usePrivateUmask();
@@ -32,36 +35,53 @@ protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
 
 const mainWindow = setupWindow({
   create: () => createMainWindow(BrowserWindow, { preloadPath: join(import.meta.dirname, '../preload/index.cjs'), iconPath: join(resources, 'icon.png') }),
-  url: () => (failure ? STARTUP_ERROR_URL : (devServerUrl ?? APP_INDEX_URL)),
+  url: () => (startup.view().state === 'ready' ? (devServerUrl ?? APP_INDEX_URL) : STARTUP_URL),
   onLoadError: (error) => logger.error(`window: ${error.message}`),
 });
 const showWindow = () => void app.whenReady().then(() => mainWindow.show());
+const senders: SenderPolicy = { contents: () => mainWindow.contents(), isAppUrl: isOurUrl };
+// The current start (a failed one can be tried again from the start-up screen).
+let starting: Promise<CoreStart> | undefined;
+// API calls wait for the first successful start (the UI is only loaded after it anyway).
+let coreUp!: (api: SwitchboardApi) => void;
+const api = new Promise<SwitchboardApi>((resolve) => (coreUp = resolve));
+let closeShell = () => {};
 
 if (setupSingleInstance(app, showWindow)) {
   app.on('web-contents-created', (_event, contents) => guardWebContents(contents, { openExternal: (url) => shell.openExternal(url), logger }));
   // Closing the window keeps the core receiving; only a failed start has nothing to keep.
   app.on('window-all-closed', () => {
-    if (failure) app.quit();
+    if (startup.view().state === 'failed') app.quit();
   });
   app.on('activate', showWindow);
   app
     .whenReady()
     .then(start)
-    .catch((error: Error) => logger.error(error.stack ?? error.message));
+    .catch(logFailure);
 }
 
 async function start(): Promise<void> {
   hardenSession(session.defaultSession, { contentSecurityPolicy, isAppUrl: isOurUrl });
-  protocol.handle(
-    APP_SCHEME,
-    createAppProtocolHandler({
-      rendererDir: join(import.meta.dirname, '../renderer'),
-      contentSecurityPolicy,
-      startupErrorHtml: () => failure && startupErrorHtml(failure, join(dataDir, 'config.json')),
-    }),
+  protocol.handle(APP_SCHEME, createAppProtocolHandler({ rendererDir: join(import.meta.dirname, '../renderer'), contentSecurityPolicy, startup: startup.respond }));
+  setupIpc(ipcMain, { api, senders, logger });
+  // Registered now so a quit during startup still waits for the database to open, then closes it.
+  setupQuit(
+    app,
+    async () => {
+      const started = await starting;
+      closeShell();
+      if (started?.ok) await started.sb.stop();
+    },
+    logger,
   );
+  // The window opens at once, on the start-up screen.
+  mainWindow.show();
+  await boot();
+}
 
-  const starting = startCore(
+async function boot(): Promise<void> {
+  startup.starting();
+  starting = startCore(
     createSwitchboard,
     () => ({
       dataDir,
@@ -71,33 +91,24 @@ async function start(): Promise<void> {
       // A PGlite query on the main thread stalls the window (STACK.md): keep it in a worker.
       databaseInWorker: true,
       logger,
+      onStartupPhase: (phase) => startup.phase(phase),
     }),
     logPath,
     logger,
   );
-  // The window opens at once; API calls made while the database opens wait for it.
-  const api = starting.then((started) => (started.ok ? started.sb.api : Promise.reject(started.error)));
-  api.catch(() => undefined); // a failed start is shown by the error page, not by each call
-  const senders: SenderPolicy = { contents: () => mainWindow.contents(), isAppUrl: isOurUrl };
-  setupIpc(ipcMain, { api, senders, logger });
-  // Registered now so a quit during startup still waits for the database to open, then closes it.
-  let closeShell = () => {};
-  const stop = async () => {
-    const started = await starting;
-    closeShell();
-    if (started.ok) await started.sb.stop();
-  };
-  setupQuit(app, stop, logger);
-  mainWindow.show();
-
   const started = await starting;
   if (!started.ok) {
-    failure = started.failure;
-    mainWindow.reload(); // the open window switches to the error page…
-    mainWindow.show(); // …or, if it was closed meanwhile, a new one opens on it
+    startup.failed(started.failure);
+    mainWindow.show(); // the screen shows the failure; if the window was closed meanwhile, a new one opens on it
     return;
   }
-  const { sb } = started;
+  startup.ready();
+  coreUp(started.sb.api);
+  onCoreUp(started.sb);
+  mainWindow.reload(); // the open window switches to the UI (a closed one opens on it from the tray)
+}
+
+function onCoreUp(sb: Switchboard): void {
   const stopLive = setupLive(sb, senders);
   const tray = setupTray({
     createTray: (icon) => new Tray(icon),

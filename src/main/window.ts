@@ -50,13 +50,13 @@ export interface MainWindow {
   show(): void;
   /** The web contents of the open window, if any: the only sender IPC accepts. */
   contents(): WebContents | null;
-  /** Loads `url()` again in the open window (the error page, after a failed start). */
+  /** Loads `url()` again in the open window (the UI, once the start-up screen is done). */
   reload(): void;
 }
 
 export interface WindowDeps {
   create: () => ElectronBrowserWindow;
-  /** What to load: the UI, or the startup error page. Asked at each creation. */
+  /** What to load: the start-up screen, or the UI once the core is up. Asked at each creation. */
   url: () => string;
   onLoadError: (error: Error) => void;
 }

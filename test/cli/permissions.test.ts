@@ -32,6 +32,13 @@ async function expectPrivate(dir: string) {
   expect(all.filter((entry) => entry.mode !== (entry.dir ? '700' : '600'))).toEqual([]);
 }
 
+/** The start-up step lines of serve's stderr, without their time. */
+const startupLines = (stderr: string) =>
+  stderr
+    .split('\n')
+    .map((line) => line.replace(/^\d\d:\d\d:\d\d\.\d{3} /, ''))
+    .filter((line) => /^(creating|opening|migrating|starting) (the|an) /.test(line));
+
 describe('switchboard serve keeps its data private', () => {
   it('creates a new data dir 0700 with every file 0600 (pg_wal included), under the usual umask 022', async () => {
     // The child inherits this process's umask; make it the common default whatever vitest has.
@@ -44,6 +51,12 @@ describe('switchboard serve keeps its data private', () => {
     }
     try {
       expect(serve.stderr()).toMatch(/creating the database in .*data — first start only/);
+      // Each start-up step once, in order (the desktop's start-up screen shows the same steps).
+      expect(startupLines(serve.stderr())).toEqual([
+        `creating the database in ${dataDir} — first start only, this takes a few seconds`,
+        'migrating the database to the current schema (0001_init, 0002_origin_and_replay_detail, 0003_search_and_scale)',
+        'starting the receiver and the control server',
+      ]);
       await expectPrivate(dataDir);
     } finally {
       serve.child.kill('SIGTERM');
@@ -62,6 +75,7 @@ describe('switchboard serve keeps its data private', () => {
       const dirs = before.filter((entry) => entry.dir).length;
       expect(lines[0]).toContain(`made ${dataDir} private to this account (${dirs} directories set to 0700, `);
       expect(serve.stderr()).not.toMatch(/first start only/);
+      expect(startupLines(serve.stderr())).toEqual([`opening the database in ${dataDir}`, 'starting the receiver and the control server']);
       await expectPrivate(dataDir);
     } finally {
       serve.child.kill('SIGTERM');

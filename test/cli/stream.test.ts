@@ -123,6 +123,12 @@ describe('serve --log-format json', () => {
       const out = await waitForOutput(serve.stdout, /"type":"replay"/);
       const records = out.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(records[0]).toMatchObject({ type: 'ready', receiver_url: serve.receiver, control_url: serve.control });
+      // The start-up steps went to stderr as JSON log records, one each.
+      const logs = serve.stderr().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(logs.filter((log) => log.level === 'info').map((log) => log.message)).toEqual(
+        expect.arrayContaining(['opening an in-memory database', 'starting the receiver and the control server']),
+      );
+      expect(logs.every((log) => log.type === 'log' && typeof log.time === 'string')).toBe(true);
       const event = records.find((record) => record.type === 'event' && record.provider === 'github');
       expect(event).toEqual({
         type: 'event',
@@ -158,6 +164,7 @@ describe('serve --quiet', () => {
     try {
       const banner = serve.stdout();
       expect(banner).toContain('is receiving');
+      expect(serve.stderr()).not.toMatch(/opening|migrating|starting the receiver/); // start-up steps are info lines
       const { id } = (await (await post(serve, 'homelab', { type: 'quiet' })).json()) as { id: number };
       expect(id).toBeGreaterThan(0);
       await new Promise((resolve) => setTimeout(resolve, 500)); // several stream ticks

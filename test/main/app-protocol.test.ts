@@ -2,8 +2,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_SCHEME_PRIVILEGES, STARTUP_ERROR_URL, createAppProtocolHandler, isAppUrl, resolveAppAsset } from '../../src/main/app-protocol.js';
+import { APP_SCHEME_PRIVILEGES, STARTUP_URL, createAppProtocolHandler, isAppUrl, resolveAppAsset } from '../../src/main/app-protocol.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/main/security.js';
+import { createStartupScreen } from '../../src/main/startup-screen.js';
 
 let root: string;
 let rendererDir: string;
@@ -72,8 +73,8 @@ describe('resolveAppAsset', () => {
 });
 
 describe('the app:// handler', () => {
-  let failure: string | null = null;
-  const handle = () => createAppProtocolHandler({ rendererDir, contentSecurityPolicy: CONTENT_SECURITY_POLICY, startupErrorHtml: () => failure });
+  const screen = createStartupScreen({ dataDir: '/data', configPath: '/data/config.json', retry: () => {}, quit: () => {} });
+  const handle = () => createAppProtocolHandler({ rendererDir, contentSecurityPolicy: CONTENT_SECURITY_POLICY, startup: screen.respond });
 
   it('serves the renderer with its type, nosniff and the CSP on every response', async () => {
     const page = await handle()(new Request('app://switchboard/index.html'));
@@ -95,13 +96,18 @@ describe('the app:// handler', () => {
     expect((await handle()(new Request('app://switchboard/index.html', { method: 'POST', body: 'x' }))).status).toBe(405);
   });
 
-  it('serves the startup error page only when there is a failure', async () => {
-    failure = null;
-    expect((await handle()(new Request(STARTUP_ERROR_URL))).status).toBe(404);
-    failure = '<!doctype html><h1>port in use</h1>';
-    const page = await handle()(new Request(STARTUP_ERROR_URL));
+  it('serves the start-up screen (page, script, state) with the CSP, and nothing of it on other origins', async () => {
+    screen.failed({ code: 'port_in_use', message: 'port 7777 is in use', hint: 'stop the other program' });
+    const page = await handle()(new Request(STARTUP_URL));
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
-    expect(await page.text()).toContain('port in use');
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await page.text()).toContain('port 7777 is in use');
+    for (const path of ['startup.js', 'startup/state']) {
+      const response = await handle()(new Request(`app://switchboard/${path}`));
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('content-security-policy'), path).toBe(CONTENT_SECURITY_POLICY);
+    }
+    expect((await handle()(new Request('app://other/startup.html'))).status).toBe(404);
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API_METHODS, ipcChannel } from '../../src/shared/api-methods.js';
+import { CONTENT_SECURITY_POLICY } from '../../src/main/security.js';
 import * as electron from './fake-electron.js';
 
 // src/main/index.ts itself, composed for real, with Electron played by fake-electron.ts: the
@@ -23,8 +24,21 @@ beforeAll(async () => {
   );
   await import('../../src/main/index.js');
   app.becomeReady();
-  await vi.waitFor(() => expect(state.trays).toHaveLength(1), { timeout: 60_000, interval: 100 });
+  // What the start-up screen's script would see, polled as it does.
+  const poll = setInterval(() => {
+    void state.protocolHandlers.get('app')?.(new Request('app://switchboard/startup/state')).then(async (response) => {
+      const view = (await response.json()) as { state: string; step?: string | null; title?: string };
+      const seen = view.state === 'starting' ? `${view.step}: ${view.title}` : view.state;
+      if (startupViews.at(-1) !== seen) startupViews.push(seen);
+    });
+  }, 5);
+  try {
+    await vi.waitFor(() => expect(state.trays).toHaveLength(1), { timeout: 60_000, interval: 100 });
+  } finally {
+    clearInterval(poll);
+  }
 });
+const startupViews: string[] = [];
 afterAll(async () => {
   if (!state.exited) app.quit();
   await vi.waitFor(() => expect(state.exited).toBe(true), { timeout: 20_000 });
@@ -38,13 +52,31 @@ describe('the composed shell', () => {
     expect(state.privilegedSchemes).toEqual([{ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) }]);
   });
 
-  it('opens one secure window on our own page', () => {
+  it('opens one secure window at once on the start-up screen, then switches it to the UI', () => {
     const [window] = state.windows;
     expect(window!.options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true });
     expect(window!.options.webPreferences!.preload).toMatch(/preload[/\\]index\.cjs$/);
-    expect(window!.loaded).toEqual(['app://switchboard/index.html']);
+    expect(window!.loaded).toEqual(['app://switchboard/startup.html', 'app://switchboard/index.html']);
     expect(window!.visible).toBe(true);
     expect(window!.webContents.windowOpenHandler!({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
+  });
+
+  it('showed the core’s start-up steps on the start-up screen, in order, then ready', () => {
+    const order = ['null: Starting switchboard…', 'opening-database: Opening the database…', 'migrating: Updating the database…', 'starting-servers: Starting the receiver…', 'ready'];
+    expect(startupViews).toContain('opening-database: Opening the database…'); // PGlite takes seconds to open
+    expect(startupViews.at(-1)).toBe('ready');
+    expect(startupViews.map((view) => order.indexOf(view))).toEqual([...startupViews.map((view) => order.indexOf(view))].sort());
+  });
+
+  it('serves the start-up screen under the same CSP as the UI, with no inline script and nothing remote', async () => {
+    const response = await state.protocolHandlers.get('app')!(new Request('app://switchboard/startup.html'));
+    expect(response.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+    const html = await response.text();
+    expect(html.match(/<script[^>]*>/g)).toEqual(['<script src="startup.js">']);
+    expect(html).not.toMatch(/https?:\/\/|\son\w+=/i);
+    // Once the UI is up its buttons do nothing: a retry or a quit from a page is only for the start-up screen.
+    const retry = await state.protocolHandlers.get('app')!(new Request('app://switchboard/startup/retry', { method: 'POST', headers: { 'x-switchboard-startup': 'retry' } }));
+    expect(retry.status).toBe(409);
   });
 
   it('registers one IPC handler per contract method, answering our page only', async () => {

@@ -123,12 +123,12 @@ describe('setupWindow', () => {
     expect(main.contents()).toBe(FakeWindow.created[1]!.webContents);
   });
 
-  it('reload() loads the current URL again, e.g. the error page after a failed start', () => {
-    const { main, setUrl } = make();
+  it('reload() loads the current URL again, e.g. the UI once the start-up screen is done', () => {
+    const { main, setUrl } = make('app://switchboard/startup.html');
     main.show();
-    setUrl('app://switchboard/startup-error.html');
+    setUrl('app://switchboard/index.html');
     main.reload();
-    expect(FakeWindow.created[0]!.loaded).toEqual(['app://switchboard/index.html', 'app://switchboard/startup-error.html']);
+    expect(FakeWindow.created[0]!.loaded).toEqual(['app://switchboard/startup.html', 'app://switchboard/index.html']);
   });
 
   it('reports a page that fails to load', async () => {

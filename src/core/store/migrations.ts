@@ -9,7 +9,7 @@ import type { SqlClient } from './sql-client.js';
  */
 const MIGRATION_LOCK_KEY = 7_777_778;
 
-export async function migrate(client: SqlClient, dir: string): Promise<string[]> {
+export async function migrate(client: SqlClient, dir: string, onPending?: (versions: string[]) => void): Promise<string[]> {
   const files = (await readdir(dir)).filter((file) => /^\d+_.+\.sql$/.test(file)).sort();
   return client.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -17,6 +17,9 @@ export async function migrate(client: SqlClient, dir: string): Promise<string[]>
       'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
     const done = new Set((await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).map((row) => row.version));
+    const pending = files.map((file) => file.replace(/\.sql$/, '')).filter((version) => !done.has(version));
+    // Said once, before the first one runs: on a large database a migration can take minutes.
+    if (pending.length > 0) onPending?.(pending);
     const applied: string[] = [];
     for (const file of files) {
       const version = file.replace(/\.sql$/, '');
