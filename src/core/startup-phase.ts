@@ -4,6 +4,6 @@
  * Its own file so the shell can name it without importing the composition root.
  */
 export interface StartupPhase {
-  step: 'creating-database' | 'opening-database' | 'migrating' | 'starting-servers';
+  step: 'creating-database' | 'opening-database' | 'migrating' | 'applying-journal' | 'starting-servers';
   message: string;
 }

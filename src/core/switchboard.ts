@@ -184,6 +184,7 @@ export class Switchboard implements Services {
         if (url === 'memory://') await rm(join(options.dataDir, 'journal'), { recursive: true, force: true });
         journal = await EventJournal.open(options.dataDir, this.eventStore, this.logger, {
           ...options.journal,
+          onRecover: (_count, message) => this.startupPhase('applying-journal', message),
           onApplied: (events) => {
             options.journal?.onApplied?.(events);
             indexer?.wake();

@@ -88,12 +88,13 @@ const TITLES: Record<StartupPhase['step'], (dataDir: string) => string> = {
   'creating-database': (dataDir) => `Creating the database in ${dataDir} (first start only)…`,
   'opening-database': () => 'Opening the database…',
   migrating: () => 'Updating the database…',
+  'applying-journal': () => 'Storing the events received before the last stop…',
   'starting-servers': () => 'Starting the receiver…',
 };
 
 /** The core's own line is shown under the title only where it adds something (which migrations). */
 function startingView(step: StartupPhase['step'] | null, message: string, dataDir: string): StartupView {
-  return { state: 'starting', step, title: step ? TITLES[step](dataDir) : 'Starting switchboard…', detail: step === 'migrating' ? message : '' };
+  return { state: 'starting', step, title: step ? TITLES[step](dataDir) : 'Starting switchboard…', detail: step === 'migrating' || step === 'applying-journal' ? message : '' };
 }
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);

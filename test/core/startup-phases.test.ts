@@ -1,10 +1,14 @@
+import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartupPhase } from '../../src/core/startup-phase.js';
 import { createSwitchboard } from '../../src/core/switchboard.js';
+import { migrationsDir } from '../../src/core/paths.js';
 import { TEST_TOKEN, memoryLogger } from '../helpers/core.js';
+
+const MIGRATIONS = readdirSync(migrationsDir()).filter((file) => file.endsWith('.sql')).sort().map((file) => file.replace(/\.sql$/, ''));
 
 // SwitchboardOptions.onStartupPhase, as the desktop uses it (embedded database in its worker
 // thread, on disk): each step once, in order, as it begins; the same lines go to the log.
@@ -41,7 +45,7 @@ describe('start-up phases', () => {
     const { phases, logged } = await startOnce();
     expect(phases).toEqual([
       { step: 'creating-database', message: `creating the database in ${dataDir} — first start only, this takes a few seconds` },
-      { step: 'migrating', message: 'migrating the database to the current schema (0001_init, 0002_origin_and_replay_detail, 0003_search_and_scale)' },
+      { step: 'migrating', message: `migrating the database to the current schema (${MIGRATIONS.join(', ')})` },
       { step: 'starting-servers', message: 'starting the receiver and the control server' },
     ]);
     for (const { message } of phases) expect(logged).toContain(`info ${message}`);

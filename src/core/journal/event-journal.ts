@@ -56,6 +56,8 @@ export interface JournalOptions {
   backpressureWaitMs?: number;
   /** A read waits at most this long for the applier before it fails (the database is stuck). */
   barrierTimeoutMs?: number;
+  /** Told how many acknowledged events the database lacks at open (they are applied before open resolves). */
+  onRecover?: (count: number, message: string) => void;
   /** Called once per applied batch with its events, in id order, after they are visible. */
   onApplied?: (events: readonly EventSummary[]) => void;
 }
@@ -176,7 +178,11 @@ export class EventJournal {
       journal.toApply.push(entry);
       journal.lagBytes += entry.bytes;
     }
-    if (tail.length > 0) logger.info(`journal: applying ${tail.length} events received before the last stop`);
+    if (tail.length > 0) {
+      const message = `journal: applying ${tail.length} events received before the last stop`;
+      if (options.onRecover) options.onRecover(tail.length, message);
+      else logger.info(message);
+    }
     journal.applier = journal.runApplier();
     await journal.barrier();
     await segments.release(journal.appliedId);
