@@ -21,8 +21,6 @@ describe('retention under ingest', () => {
   beforeAll(async () => {
     client = await openPglite('memory://');
     await migrate(client, migrationsDir());
-    // The type trigram index plays no part in deleting and makes a 100k-row seed slower.
-    await client.exec('DROP INDEX events_type_trgm_idx;');
     await client.exec(`
       INSERT INTO events (provider, family, event_type, trust_mode, verified, payload, payload_size, received_at)
       SELECT 'old', 'webhook', 'ping', 'open', false, convert_to('{"n":' || g || '}', 'UTF8'), 10,
