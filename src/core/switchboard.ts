@@ -47,8 +47,11 @@ export interface SwitchboardOptions {
   databaseUrl?: string;
   /** Run the embedded database in a worker thread (Electron: keeps the main loop smooth). */
   databaseInWorker?: boolean;
-  /** Bounds of the embedded database's journal (tests: backpressure). */
-  journal?: JournalOptions;
+  /**
+   * Bounds of the embedded database's journal (tests: backpressure); `false` stores each delivery
+   * before answering, as 0.2 did (the ingest benchmark's comparison; SWITCHBOARD_JOURNAL=off).
+   */
+  journal?: JournalOptions | false;
   vault?: SecretVault;
   logger?: Logger;
   /** The built web UI; `null` serves none. */
@@ -178,15 +181,16 @@ export class Switchboard implements Services {
       this.eventStore = new EventStore(this.sql, { maxRejections: () => this.currentConfig.retention.max_rejections });
       let journal: EventJournal | null = null;
       let indexer: SearchIndexer | null = null;
-      if (this.sql.kind === 'pglite') {
+      if (this.sql.kind === 'pglite' && options.journal !== false) {
         // Embedded: acknowledge from the journal (DESIGN §5). Its unapplied tail is applied here,
         // before any port opens. An in-memory database starts empty, so its journal does too.
         if (url === 'memory://') await rm(join(options.dataDir, 'journal'), { recursive: true, force: true });
+        const journalOptions = options.journal;
         journal = await EventJournal.open(options.dataDir, this.eventStore, this.logger, {
-          ...options.journal,
+          ...journalOptions,
           onRecover: (_count, message) => this.startupPhase('applying-journal', message),
           onApplied: (events) => {
-            options.journal?.onApplied?.(events);
+            journalOptions?.onApplied?.(events);
             indexer?.wake();
           },
         });

@@ -63,6 +63,8 @@ async function serve(flags: ServeFlags): Promise<void> {
     databaseUrl: flags.databaseUrl,
     // The receiver's thread parses and verifies while the database commits on the other core.
     databaseInWorker: true,
+    // Diagnostic only (docs/benchmarks.md): store before answering, without the journal.
+    journal: process.env.SWITCHBOARD_JOURNAL === 'off' ? false : undefined,
     logger: serveLogger(json, flags.quiet === true),
   });
 
