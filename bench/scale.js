@@ -10,11 +10,12 @@
 //   BENCH_SCALE_DIR=/tmp/sb-1m npm run bench -- scale start queries body ui
 //
 // Parts: first (first-ever start on an empty dir), seed, start, queries, body (10 MB deliveries
-// and the memory they leave), ui (bench/ui.js against the seeded dir). With BENCH_SCALE_DIR set,
+// and the memory they leave), ui (bench/ui.js against the seeded dir), retention (on a copy:
+// half the events deleted while deliveries arrive at 200/s). With BENCH_SCALE_DIR set,
 // `seed` is skipped when the dir already holds a database.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -389,6 +390,66 @@ async function benchBody(dataDir) {
   }
 }
 
+/**
+ * Retention at scale: on a copy of the seeded dir, the real server with max_rows = N/2 (its
+ * retention job runs 30 s after start), deliveries arriving at 200/s throughout: each one's
+ * answer time, until retention has deleted its half.
+ */
+async function benchRetention(dataDir) {
+  const copy = await mkdtemp(join(tmpdir(), 'switchboard-bench-retention-'));
+  await cp(dataDir, copy, { recursive: true });
+  const config = JSON.parse(readFileSync(join(copy, 'config.json'), 'utf8'));
+  await writeFile(join(copy, 'config.json'), JSON.stringify({ ...config, retention: { max_age_days: 3650, max_rows: Math.floor(N / 2) } }));
+  const server = await startServer(copy);
+  const latencies = [];
+  const statuses = new Map();
+  let deletedLine = null;
+  let retentionStarted = null;
+  try {
+    const started = performance.now();
+    let n = 0;
+    const inFlight = new Set();
+    // 200/s until the log says retention finished (or 15 minutes).
+    while (!deletedLine && performance.now() - started < 15 * 60_000) {
+      const tick = performance.now();
+      for (let k = 0; k < 20; k++) {
+        const sent = performance.now();
+        const request = fetch(`${server.receiver}/webhooks/github`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ type: 'during.retention', n: n++ }),
+        })
+          .then(async (response) => {
+            await response.body?.cancel();
+            statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+            if (retentionStarted !== null) latencies.push(performance.now() - sent);
+          })
+          .catch(() => statuses.set('error', (statuses.get('error') ?? 0) + 1))
+          .finally(() => inFlight.delete(request));
+        inFlight.add(request);
+      }
+      if (retentionStarted === null && performance.now() - started > 29_000) retentionStarted = performance.now();
+      deletedLine = /retention: deleted (\d+) events/.exec(server.output());
+      await settle(Math.max(0, 100 - (performance.now() - tick)));
+    }
+    await Promise.all(inFlight);
+    const seconds = retentionStarted === null ? 0 : (performance.now() - retentionStarted) / 1000;
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const p = (q) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * q) / 100))] ?? 0;
+    console.log(`\nretention at scale: max_rows ${Math.floor(N / 2).toLocaleString('en')} of ${N.toLocaleString('en')}, deliveries at 200/s meanwhile:`);
+    row('deleted', deletedLine ? `${Number(deletedLine[1]).toLocaleString('en')} events` : 'did not finish', '', undefined);
+    row('  in about', `${seconds.toFixed(0)} s`, '', undefined);
+    row('deliveries answered meanwhile', `${latencies.length}`, '', undefined);
+    row('  statuses', [...statuses].map(([status, count]) => `${status}×${count}`).join(' '), 'no 503', !statuses.has(503) && !statuses.has('error'));
+    row('  p50', fmtMs(p(50)), '', undefined);
+    row('  p99', fmtMs(p(99)), '≤ 50 ms', p(99) <= 50);
+    row('  max', fmtMs(sorted.at(-1) ?? 0), '', undefined);
+  } finally {
+    await server.stop();
+    await rm(copy, { recursive: true, force: true });
+  }
+}
+
 export async function benchScale(parts = []) {
   const all = parts.length === 0;
   const want = (part) => all || parts.includes(part);
@@ -398,7 +459,7 @@ export async function benchScale(parts = []) {
   try {
     if (want('first')) await benchFirstStart();
     const seeded = existsSync(join(dataDir, 'pgdata', 'PG_VERSION'));
-    if (want('seed') || (!seeded && ['start', 'queries', 'body', 'ui'].some(want))) {
+    if (want('seed') || (!seeded && ['start', 'queries', 'body', 'ui', 'retention'].some(want))) {
       if (seeded && keep) console.log(`  (${dataDir} already holds a database: not seeding again)`);
       else {
         const ms = await seed(dataDir);
@@ -412,6 +473,7 @@ export async function benchScale(parts = []) {
       const { benchUiAtScale } = await import('./ui.js');
       await benchUiAtScale({ dataDir, token: TOKEN, startServer, searchWords: SEARCH_WORDS, events: N });
     }
+    if (want('retention')) await benchRetention(dataDir);
   } finally {
     if (!keep) await rm(dataDir, { recursive: true, force: true });
   }
