@@ -342,6 +342,9 @@ async function benchQueries(dataDir) {
       [`search common ("${SEARCH_WORDS.common}")`, () => search(SEARCH_WORDS.common)],
       [`search rare ("${SEARCH_WORDS.rare}")`, () => search(SEARCH_WORDS.rare)],
       [`search absent ("${SEARCH_WORDS.absent}")`, () => search(SEARCH_WORDS.absent)],
+      // Between rare and common: 1 event in 5,000 (a customer id) and 1 in 39 (an event type).
+      ['search uncommon ("cus_1234", 0.02 %)', () => search('cus_1234')],
+      ['search frequent type ("resource_7.", 2.6 %)', () => search('resource_7.')],
       ['get one event', () => call('get_webhook_event', { id: first.events[25].id })],
     ];
     console.log(`\nqueries on ${N.toLocaleString('en')} events over MCP (median of ${RUNS}; search ${mcpSearch ? 'over MCP' : 'over the HTTP API: the MCP tool has none'}):`);

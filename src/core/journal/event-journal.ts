@@ -143,6 +143,7 @@ export class EventJournal {
   /** Keys appended while the filter loads (added to it when the load ends). */
   private keysDuringLoad: string[] = [];
   private lastMicros = 0;
+  private lastAppend = -Infinity;
   private currentBatchTime: string | null = null;
   private readonly barrierWaiters: { target: number; done: Deferred<void>; timer: NodeJS.Timeout }[] = [];
   private drainWaiters: (() => void)[] = [];
@@ -263,6 +264,11 @@ export class EventJournal {
     };
   }
 
+  /** When the last event was appended (performance.now() ms; -Infinity before the first). */
+  get lastAppendAt(): number {
+    return this.lastAppend;
+  }
+
   /** The next id this journal will give (what a freshly allocated event would get). */
   get allocatedThrough(): number {
     return this.nextId - 1;
@@ -330,6 +336,7 @@ export class EventJournal {
   private append(input: NewJournalEvent, key: string | null): Promise<JournalInsert> {
     if (this.closing) return Promise.reject(new SwitchboardError('storage_unavailable', 'the event store is closed'));
     const event: JournalEvent = { ...input, id: this.nextId++, received_at: input.received_at ?? this.batchTime() };
+    this.lastAppend = performance.now();
     const entry = this.entryFor(event);
     entry.record = encodeRecord(event);
     if (key) {
