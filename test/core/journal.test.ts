@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/shared/events.js';
 import { encodeRecord } from '../../src/core/journal/record.js';
+import { EventStore } from '../../src/core/store/event-store.js';
+import { openPglite } from '../../src/core/store/sql-client.js';
 import { createSwitchboard } from '../../src/core/switchboard.js';
+import { newEvent } from '../helpers/events.js';
 import { memoryLogger, startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../helpers/core.js';
 
 /**
@@ -188,6 +191,43 @@ describe('journal files', () => {
       expect(await reopened.sb.store.latestEventId()).toBe(first + 20);
     } finally {
       await reopened.sb.stop();
+    }
+  }, 120_000);
+
+  it('saves the redelivery filter at a clean stop and, next start, adds the keys stored since (or rebuilds a damaged one)', async () => {
+    const { sb } = await open();
+    const before = await githubDelivery(sb.url.receiver, 'filter-before');
+    await sb.stop();
+    const filterFile = join(dataDir, 'journal', 'keys.bloom');
+    expect((await stat(filterFile)).mode & 0o077).toBe(0);
+
+    // Stored behind the saved filter's back (as an older version, or an import, would).
+    const sql = await openPglite(dataDir);
+    const direct = new EventStore(sql);
+    const sneaked = await direct.insertEvent({ ...newEvent({ provider: 'github', external_id: 'filter-after' }) });
+    await direct.close();
+
+    for (const damage of [false, true]) {
+      if (damage) {
+        const bytes = await readFile(filterFile);
+        bytes.writeUInt8(bytes.readUInt8(bytes.byteLength - 1) ^ 0xff, bytes.byteLength - 1);
+        await writeFile(filterFile, bytes);
+      }
+      const { sb: again } = await open();
+      try {
+        // While the filter loads and after (from the file plus the newer keys, or from scratch),
+        // redeliveries of both are duplicates.
+        expect((await githubDelivery(again.url.receiver, 'filter-after')).json).toEqual({ id: sneaked.event.id, duplicate: true });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect((await githubDelivery(again.url.receiver, 'filter-after')).json).toEqual({ id: sneaked.event.id, duplicate: true });
+        expect((await githubDelivery(again.url.receiver, 'filter-before')).json).toEqual({ id: before.json.id, duplicate: true });
+        const fresh = await githubDelivery(again.url.receiver, `filter-new-${damage}`);
+        expect(fresh.json.duplicate).toBe(false);
+        await again.journal!.filterLoaded();
+        expect(again.journal!.filterSource).toBe(damage ? 'database' : 'file');
+      } finally {
+        await again.stop();
+      }
     }
   }, 120_000);
 

@@ -1,3 +1,4 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventSummary } from '../../shared/events.js';
 import { SwitchboardError } from '../errors.js';
@@ -69,7 +70,9 @@ const BARRIER_TIMEOUT_MS = 15_000;
 /** Rows per INSERT: 15 parameters each, well under the protocol's 65,535. */
 export const MAX_APPLY_ROWS = 1_000;
 const MAX_APPLY_BYTES = 16 * 1024 * 1024;
-const KEY_SCAN_ROWS = 20_000;
+/** Keys read per statement while the filter loads: small, so reads and applied batches interleave. */
+const KEY_SCAN_ROWS = 5_000;
+const FILTER_FILE = 'keys.bloom';
 /** SQLSTATE classes that mean this row's data, not the database, is the problem. */
 const ROW_ERROR_CLASSES = ['22', '23'];
 
@@ -144,6 +147,8 @@ export class EventJournal {
   private keysDuringLoad: string[] = [];
   private lastMicros = 0;
   private lastAppend = -Infinity;
+  /** Where the redelivery filter came from (tests; null while it loads). */
+  filterSource: 'file' | 'database' | null = null;
   private currentBatchTime: string | null = null;
   private readonly barrierWaiters: { target: number; done: Deferred<void>; timer: NodeJS.Timeout }[] = [];
   private drainWaiters: (() => void)[] = [];
@@ -155,6 +160,7 @@ export class EventJournal {
     private readonly segments: JournalSegments,
     private readonly logger: Logger,
     private readonly options: JournalOptions,
+    private readonly filterPath: string,
   ) {
     this.maxLagRecords = options.maxLagRecords ?? MAX_LAG_RECORDS;
     this.maxLagBytes = options.maxLagBytes ?? MAX_LAG_BYTES;
@@ -165,9 +171,10 @@ export class EventJournal {
    * left), and starts the applier. The caller opens its ports after this resolves.
    */
   static async open(dataDir: string, target: JournalTarget, logger: Logger, options: JournalOptions = {}): Promise<EventJournal> {
-    const { segments, events } = await JournalSegments.open(join(dataDir, 'journal'), logger);
+    const dir = join(dataDir, 'journal');
+    const { segments, events } = await JournalSegments.open(dir, logger);
     const position = await target.journalPosition();
-    const journal = new EventJournal(target, segments, logger, options);
+    const journal = new EventJournal(target, segments, logger, options, join(dir, FILTER_FILE));
     const tail = events.filter((event) => event.id > position.appliedId);
     const lastJournalId = events.length > 0 ? events[events.length - 1]!.id : 0;
     journal.appliedId = position.appliedId;
@@ -274,6 +281,11 @@ export class EventJournal {
     return this.nextId - 1;
   }
 
+  /** Resolves once the redelivery filter is loaded (tests and benchmarks). */
+  async filterLoaded(): Promise<void> {
+    while (this.filterLoading) await this.filterLoading;
+  }
+
   /** Waits until everything is written and applied, then closes the files. */
   async close(): Promise<void> {
     this.closing = true;
@@ -286,6 +298,7 @@ export class EventJournal {
     await this.applier;
     await this.filterLoading?.catch(() => {});
     await this.segments.close(this.appliedId);
+    await this.saveFilter();
   }
 
   private lagging(): boolean {
@@ -343,7 +356,7 @@ export class EventJournal {
       this.pendingKeys.set(key, entry);
       this.filter?.add(key);
       if (this.filterLoading) this.keysDuringLoad.push(key);
-      else if (this.filter?.saturated) this.filterLoading = this.loadFilter();
+      else if (this.filter?.saturated) this.filterLoading = this.loadFilter(true);
     }
     this.toWrite.push(entry);
     this.lagBytes += entry.bytes;
@@ -531,15 +544,33 @@ export class EventJournal {
   }
 
   /**
-   * Loads every stored key into a fresh filter, in id order, while deliveries go on (they are
-   * checked against the database meanwhile). Keys applied during the load are either read by it
-   * or added at append time.
+   * Saved at a clean stop, with every applied key in it (written aside, then renamed: a crash
+   * mid-write leaves the previous file or none, never half of one).
    */
-  private async loadFilter(): Promise<void> {
+  private async saveFilter(): Promise<void> {
+    if (!this.filter || this.filterLoading) return;
     try {
+      await writeFile(`${this.filterPath}.tmp`, this.filter.serialize(this.appliedId), { mode: 0o600 });
+      await rename(`${this.filterPath}.tmp`, this.filterPath);
+    } catch (error) {
+      this.logger.warn(`journal: could not save the redelivery filter (${(error as Error).message}); the next start reads the keys from the database`);
+    }
+  }
+
+  /**
+   * The redelivery filter: the one saved at the last clean stop plus the keys stored since, or
+   * every stored key — in id order, while deliveries go on (they are checked against the
+   * database meanwhile). Keys applied during the load are either read by it or added at append
+   * time.
+   */
+  private async loadFilter(fresh = false): Promise<void> {
+    try {
+      const saved = fresh ? null : KeyFilter.deserialize(await readFile(this.filterPath).catch(() => Buffer.alloc(0)));
       const estimate = await this.target.estimatedEventCount();
-      const filter = new KeyFilter(Math.max(1 << 20, estimate * 2));
-      let after = 0;
+      const usable = saved && !saved.filter.saturated && saved.filter.capacity >= estimate ? saved : null;
+      const filter = usable?.filter ?? new KeyFilter(Math.max(1 << 20, estimate * 2));
+      const source = usable ? 'file' : 'database';
+      let after = usable?.throughId ?? 0;
       for (;;) {
         if (this.closing) return;
         const keys = await this.target.eventKeysAfter(after, KEY_SCAN_ROWS);
@@ -550,6 +581,7 @@ export class EventJournal {
       }
       for (const key of this.keysDuringLoad) filter.add(key);
       this.filter = filter;
+      this.filterSource = source;
     } catch (error) {
       this.logger.warn(`journal: loading the redelivery filter failed (${(error as Error).message}); every delivery with an id is checked in the database`);
     } finally {
