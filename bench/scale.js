@@ -346,6 +346,11 @@ async function benchQueries(dataDir) {
       ['search uncommon ("cus_1234", 0.02 %)', () => search('cus_1234')],
       ['search frequent type ("resource_7.", 2.6 %)', () => search('resource_7.')],
       ['get one event', () => call('get_webhook_event', { id: first.events[25].id })],
+      // Bad input keeps its answers at scale: refused or answered, in milliseconds.
+      ['unknown provider filter (refused)', () => call('list_webhook_events', { provider: 'nobody-here', limit: 50 }).catch((error) => ({ refused: error.message }))],
+      ['search of 1,000 characters', () => search('order '.repeat(167).slice(0, 1000))],
+      ['search "%" (refused)', () => search('%').catch((error) => ({ refused: error.message }))],
+      ['forged cursor (refused)', () => call('list_webhook_events', { limit: 50, cursor: 'eyJyIjoiMjAyNi0wMS0wMSIsImkiOjF9' }).catch((error) => ({ refused: error.message }))],
     ];
     console.log(`\nqueries on ${N.toLocaleString('en')} events over MCP (median of ${RUNS}; search ${mcpSearch ? 'over MCP' : 'over the HTTP API: the MCP tool has none'}):`);
     for (const [label, fn] of queries) {
