@@ -2,7 +2,11 @@ import { chmod, lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { migrationsDir } from '../../src/core/paths.js';
 import { spawnServe } from '../helpers/cli.js';
+
+const MIGRATIONS = readdirSync(migrationsDir()).filter((file) => file.endsWith('.sql')).sort().map((file) => file.replace(/\.sql$/, ''));
 
 // Issue 10 item 1: the embedded database, token and config are readable by this account only,
 // whether the data dir is new or was left world-readable by an older version.
@@ -54,7 +58,7 @@ describe('switchboard serve keeps its data private', () => {
       // Each start-up step once, in order (the desktop's start-up screen shows the same steps).
       expect(startupLines(serve.stderr())).toEqual([
         `creating the database in ${dataDir} — first start only, this takes a few seconds`,
-        'migrating the database to the current schema (0001_init, 0002_origin_and_replay_detail, 0003_search_and_scale)',
+        `migrating the database to the current schema (${MIGRATIONS.join(', ')})`,
         'starting the receiver and the control server',
       ]);
       await expectPrivate(dataDir);
