@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SwitchboardError } from '../errors.js';
 import { unpackDatabaseTemplate } from './database-template.js';
-import { acquireDirLock, PGLITE_SETTINGS, pgliteDir, restrictFileModes, type SqlClient } from './sql-client.js';
+import { acquireDirLock, parseBytea, PGLITE_SETTINGS, pgliteDir, restrictFileModes, type SqlClient } from './sql-client.js';
 
 /**
  * PGlite in a worker thread. A PGlite query runs synchronously in WASM on whatever thread owns
@@ -21,12 +21,12 @@ import { acquireDirLock, PGLITE_SETTINGS, pgliteDir, restrictFileModes, type Sql
  * the result) leaves ~50 MB of the heap resident, and the worker's copies leave its malloc
  * arena and JS heap grown — ~200 MB in all that the process would keep for good
  * (docs/benchmarks.md, "Memory"). After a statement that carried one large value the client
- * therefore replaces its worker once the database has been quiet for a moment: PGlite closed
+ * therefore replaces its worker once no such statement came for a moment: PGlite closed
  * cleanly, the thread ended (its memory goes back to the system), a fresh one opened on the
- * same data dir (~0.4 s). Statements sent meanwhile wait and run on the new worker; a
- * transaction is never split (the recycle waits for it to end). Many small rows in one
- * statement (a group commit) do not count: a heap that every batch grows back to is not worth
- * returning.
+ * same data dir (~0.4 s on a quiet machine). Statements sent meanwhile wait and run on the new
+ * worker; a transaction is never split (the recycle waits for it to end). Many small rows in
+ * one statement (a group commit) do not count: a heap that every batch grows back to is not
+ * worth returning.
  */
 
 const WORKER_SOURCE = `
@@ -38,10 +38,12 @@ const ownerOnlyFiles = {
   name: 'owner-only files',
   setup: async (_pg, emscriptenOpts) => ({ emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun || []), restrictFileModes] } }),
 };
+const parseBytea = ${parseBytea.toString()};
 let db;
 let openTx = null;          // { id, tx, done }
 const waiting = [];         // messages held back while another transaction is open
 
+const transferable = ${transferable.toString()};
 // The largest single value (bytes or characters) a statement sent or received.
 const sizeOf = (value) => (value && typeof value === 'object' && typeof value.byteLength === 'number') ? value.byteLength : typeof value === 'string' ? value.length : 0;
 function largestValue(params, rows) {
@@ -49,6 +51,11 @@ function largestValue(params, rows) {
   for (const value of params || []) largest = Math.max(largest, sizeOf(value));
   for (const row of rows || []) for (const key in row) largest = Math.max(largest, sizeOf(row[key]));
   return largest;
+}
+function reply(message, rows) {
+  const transfer = [];
+  for (const row of rows || []) for (const key in row) { const buffer = transferable(row[key]); if (buffer && !transfer.includes(buffer)) transfer.push(buffer); }
+  parentPort.postMessage(message, transfer);
 }
 
 async function handle(message) {
@@ -58,6 +65,7 @@ async function handle(message) {
     if (op === 'open') {
       db = await PGlite.create(workerData.dataDir, {
         serializers: { 17: (x) => x },
+        parsers: { 17: parseBytea },
         startParams: [...PGlite.defaultStartParams, ...workerData.settings.flatMap((setting) => ['-c', setting])],
         extensions: { ownerOnlyFiles, pg_trgm },
       });
@@ -79,7 +87,7 @@ async function handle(message) {
       if (op === 'exec') await target.exec(sql);
       else rows = (await target.query(sql, params)).rows;
     }
-    parentPort.postMessage({ id, ok: true, rows, largest: largestValue(params, rows) });
+    reply({ id, ok: true, rows, largest: largestValue(params, rows) }, rows);
   } catch (error) {
     parentPort.postMessage({ id, ok: false, message: String(error && error.message || error), largest: largestValue(params) });
   }
@@ -95,10 +103,22 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/**
+ * Large byte values cross between the threads by transfer, not by copy: a structured clone of
+ * a 10 MB payload is one more 10 MB allocation on each side (and the serializer's growing
+ * buffer), which glibc then keeps. Only a buffer the value owns whole can move; small ones
+ * (Node's pooled buffers among them) are copied.
+ */
+export function transferable(value: unknown): ArrayBuffer | undefined {
+  if (!(value instanceof Uint8Array) || value.byteLength < 65536) return undefined;
+  const buffer = value.buffer;
+  return buffer instanceof ArrayBuffer && value.byteOffset === 0 && value.byteLength === buffer.byteLength ? buffer : undefined;
+}
+
 /** A statement that sent or received one value at least this large schedules a recycle. */
 export const RECYCLE_AFTER_VALUE_BYTES = 4 * 1024 * 1024;
 /** The recycle waits until no such statement came for this long… */
-const RECYCLE_QUIET_MS = 1_000;
+const RECYCLE_QUIET_MS = 2_000;
 /** …but no longer than this after the first one (a steady stream of large payloads). */
 const RECYCLE_MAX_DELAY_MS = 10_000;
 
@@ -171,7 +191,10 @@ async function startWorker(workerData: WorkerData): Promise<Connection> {
       if (ended) return reject(ended);
       const id = nextId++;
       pending.set(id, { resolve, reject });
-      worker.postMessage({ id, op, ...message });
+      // The caller keeps its buffers: large ones are copied here once and the copy moves.
+      const params = message.params?.map((value) => (value instanceof Uint8Array && value.byteLength >= 65536 ? new Uint8Array(value) : value));
+      const transfer = (params ?? []).map(transferable).filter((buffer) => buffer !== undefined);
+      worker.postMessage({ id, op, ...message, params }, transfer);
     });
   const opened = await send('open').catch((error: Error) => ({ id: 0, ok: false, message: error.message, largest: 0 }));
   if (!opened.ok) {

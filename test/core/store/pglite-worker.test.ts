@@ -40,9 +40,13 @@ describe('the embedded database in a worker thread', () => {
     const client = await open({ recycleAfterValueBytes: 64 * 1024, recycleQuietMs: 50, onRecycle: ({ ms }) => recycled.push(ms) });
     const large = Buffer.alloc(100 * 1024, 7);
     await client.query('INSERT INTO items VALUES (1, $1)', [large]);
+    // Large values move between the threads by transfer; the caller's own buffer stays whole.
+    expect(large.byteLength).toBe(100 * 1024);
+    expect(large.every((byte) => byte === 7)).toBe(true);
     await until(() => client.recycles === 1, 'the recycle');
     expect(recycled).toHaveLength(1);
     const [row] = await client.query<{ body: Uint8Array }>('SELECT body FROM items WHERE id = 1');
+    expect(row!.body).toBeInstanceOf(Uint8Array);
     expect(Buffer.from(row!.body).equals(large)).toBe(true);
     // Reading the large value back out counts too.
     await until(() => client.recycles === 2, 'the recycle after reading it');
