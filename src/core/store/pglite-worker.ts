@@ -39,6 +39,8 @@ const ownerOnlyFiles = {
   setup: async (_pg, emscriptenOpts) => ({ emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun || []), restrictFileModes] } }),
 };
 const parseBytea = ${parseBytea.toString()};
+// A worker that replaced a crashed one knows nothing of its transaction: never run the rest alone.
+const LOST_TX = 'the transaction was lost: the database worker restarted';
 let db;
 let openTx = null;          // { id, tx, done }
 const waiting = [];         // messages held back while another transaction is open
@@ -74,6 +76,7 @@ async function handle(message) {
         db.transaction((handle) => new Promise((done) => { openTx = { id: tx, tx: handle, done }; started(); })).catch(() => {});
       });
     } else if (op === 'commit' || op === 'rollback') {
+      if (!openTx || openTx.id !== tx) throw new Error(LOST_TX);
       const current = openTx;
       if (op === 'rollback') await current.tx.rollback().catch(() => {});
       openTx = null;
@@ -83,7 +86,8 @@ async function handle(message) {
     } else if (op === 'close') {
       await db.close();
     } else {
-      const target = openTx && tx === openTx.id ? openTx.tx : db;
+      if (tx !== undefined && !(openTx && tx === openTx.id)) throw new Error(LOST_TX);
+      const target = openTx ? openTx.tx : db;
       if (op === 'exec') await target.exec(sql);
       else rows = (await target.query(sql, params)).rows;
     }
