@@ -113,14 +113,14 @@ parentPort.on('message', (message) => {
  * buffer), which glibc then keeps. Only a buffer the value owns whole can move; small ones
  * (Node's pooled buffers among them) are copied.
  */
-export function transferable(value: unknown): ArrayBuffer | undefined {
+function transferable(value: unknown): ArrayBuffer | undefined {
   if (!(value instanceof Uint8Array) || value.byteLength < 65536) return undefined;
   const buffer = value.buffer;
   return buffer instanceof ArrayBuffer && value.byteOffset === 0 && value.byteLength === buffer.byteLength ? buffer : undefined;
 }
 
 /** A statement that sent or received one value at least this large schedules a recycle. */
-export const RECYCLE_AFTER_VALUE_BYTES = 4 * 1024 * 1024;
+const RECYCLE_AFTER_VALUE_BYTES = 4 * 1024 * 1024;
 /** The recycle waits until no such statement came for this long… */
 const RECYCLE_QUIET_MS = 2_000;
 /** …but no longer than this after the first one (a steady stream of large payloads). */
@@ -316,7 +316,7 @@ export async function openPgliteInWorker(dataDir: string, options: WorkerDatabas
       const old = await connection.catch(() => undefined);
       await old?.close().catch(() => {});
       connection = open();
-      // Statements waiting at the gate find out through current() if the new worker failed.
+      // If the new worker failed to open, the statements waiting at the gate try again (current()).
       connection.catch(() => {});
       await connection.catch(() => {});
       recycles++;

@@ -60,7 +60,10 @@ export function restrictFileModes(mod: { FS: { chmod: (path: unknown, mode: numb
  * Runs in the thread that owns PGlite; the worker thread gets its source.
  */
 export function parseBytea(hex: string): Uint8Array {
-  return Buffer.from(hex.slice(2), 'hex');
+  const bytes = Buffer.from(hex.slice(2), 'hex');
+  // A plain Uint8Array, as PGlite's own parser returns: callers test `instanceof Uint8Array`,
+  // which a Buffer fails where the global comes from another realm (the UI tests' jsdom).
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** PGlite's hook into the Emscripten module before it runs (PGlite calls it an extension). */
