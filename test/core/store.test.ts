@@ -116,6 +116,9 @@ describe.each(backends)('event store on $name', (backend) => {
   it('filters by origin, external_id and until, and refuses impossible times and unusable searches', async (context) => {
     if (!available) return context.skip();
     const a = await store.insertEvent(newEvent({ provider: 'g', external_id: 'ext-a', origin: 'test', payload: Buffer.from('{"name":"Zoë Ünal","path":"C:\\\\temp"}') }));
+    // PGlite's clock ticks in milliseconds: two quick inserts can share a received_at, and
+    // `until` is exclusive.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const b = await store.insertEvent(newEvent({ provider: 'g', external_id: 'ext-b', origin: 'import', event_type: 'Invoice.Paid' }));
     expect((await store.listEvents({ origin: 'test', provider: 'g', limit: 10 })).items.map((e) => e.id)).toEqual([a.event.id]);
     expect((await store.listEvents({ external_id: 'ext-b', limit: 10 })).items.map((e) => e.id)).toEqual([b.event.id]);

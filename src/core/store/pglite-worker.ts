@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SwitchboardError } from '../errors.js';
 import { unpackDatabaseTemplate } from './database-template.js';
-import { acquireDirLock, PGLITE_SETTINGS, pgliteDir, restrictFileModes, type SqlClient } from './sql-client.js';
+import { acquireDirLock, parseBytea, PGLITE_SETTINGS, pgliteDir, restrictFileModes, type SqlClient } from './sql-client.js';
 
 /**
  * PGlite in a worker thread. A PGlite query runs synchronously in WASM on whatever thread owns
@@ -15,6 +15,18 @@ import { acquireDirLock, PGLITE_SETTINGS, pgliteDir, restrictFileModes, type Sql
  * Electron main bundle without a separate worker entry to build; PGlite itself is loaded by
  * path from node_modules (it stays external to the bundle, which it must: its .wasm and .data
  * files are found next to it).
+ *
+ * Recycling. A WebAssembly heap never shrinks, and the pages Postgres touched in it stay
+ * resident: one 10 MB payload in or out (the bound parameter, Postgres's copies of it, TOAST,
+ * the result) leaves ~50 MB of the heap resident, and the worker's copies leave its malloc
+ * arena and JS heap grown — ~200 MB in all that the process would keep for good
+ * (docs/benchmarks.md, "Memory"). After a statement that carried one large value the client
+ * therefore replaces its worker once no such statement came for a moment: PGlite closed
+ * cleanly, the thread ended (its memory goes back to the system), a fresh one opened on the
+ * same data dir (~0.4 s on a quiet machine). Statements sent meanwhile wait and run on the new
+ * worker; a transaction is never split (the recycle waits for it to end). Many small rows in
+ * one statement (a group commit) do not count: a heap that every batch grows back to is not
+ * worth returning.
  */
 
 const WORKER_SOURCE = `
@@ -26,9 +38,27 @@ const ownerOnlyFiles = {
   name: 'owner-only files',
   setup: async (_pg, emscriptenOpts) => ({ emscriptenOpts: { ...emscriptenOpts, preRun: [...(emscriptenOpts.preRun || []), restrictFileModes] } }),
 };
+const parseBytea = ${parseBytea.toString()};
+// A worker that replaced a crashed one knows nothing of its transaction: never run the rest alone.
+const LOST_TX = 'the transaction was lost: the database worker restarted';
 let db;
 let openTx = null;          // { id, tx, done }
 const waiting = [];         // messages held back while another transaction is open
+
+const transferable = ${transferable.toString()};
+// The largest single value (bytes or characters) a statement sent or received.
+const sizeOf = (value) => (value && typeof value === 'object' && typeof value.byteLength === 'number') ? value.byteLength : typeof value === 'string' ? value.length : 0;
+function largestValue(params, rows) {
+  let largest = 0;
+  for (const value of params || []) largest = Math.max(largest, sizeOf(value));
+  for (const row of rows || []) for (const key in row) largest = Math.max(largest, sizeOf(row[key]));
+  return largest;
+}
+function reply(message, rows) {
+  const transfer = [];
+  for (const row of rows || []) for (const key in row) { const buffer = transferable(row[key]); if (buffer && !transfer.includes(buffer)) transfer.push(buffer); }
+  parentPort.postMessage(message, transfer);
+}
 
 async function handle(message) {
   const { id, op, sql, params, tx } = message;
@@ -37,6 +67,7 @@ async function handle(message) {
     if (op === 'open') {
       db = await PGlite.create(workerData.dataDir, {
         serializers: { 17: (x) => x },
+        parsers: { 17: parseBytea },
         startParams: [...PGlite.defaultStartParams, ...workerData.settings.flatMap((setting) => ['-c', setting])],
         extensions: { ownerOnlyFiles, pg_trgm },
       });
@@ -45,21 +76,24 @@ async function handle(message) {
         db.transaction((handle) => new Promise((done) => { openTx = { id: tx, tx: handle, done }; started(); })).catch(() => {});
       });
     } else if (op === 'commit' || op === 'rollback') {
+      if (!openTx || openTx.id !== tx) throw new Error(LOST_TX);
       const current = openTx;
       if (op === 'rollback') await current.tx.rollback().catch(() => {});
       openTx = null;
       current.done();
       // PGlite commits when the transaction callback resolves; wait for it before answering.
       await db.query('SELECT 1');
+    } else if (op === 'close') {
+      await db.close();
     } else {
-      const target = openTx && tx === openTx.id ? openTx.tx : db;
+      if (tx !== undefined && !(openTx && tx === openTx.id)) throw new Error(LOST_TX);
+      const target = openTx ? openTx.tx : db;
       if (op === 'exec') await target.exec(sql);
       else rows = (await target.query(sql, params)).rows;
     }
-    if (op === 'close') await db.close();
-    parentPort.postMessage({ id, ok: true, rows });
+    reply({ id, ok: true, rows, largest: largestValue(params, rows) }, rows);
   } catch (error) {
-    parentPort.postMessage({ id, ok: false, message: String(error && error.message || error) });
+    parentPort.postMessage({ id, ok: false, message: String(error && error.message || error), largest: largestValue(params) });
   }
 }
 
@@ -73,51 +107,225 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/**
+ * Large byte values cross between the threads by transfer, not by copy: a structured clone of
+ * a 10 MB payload is one more 10 MB allocation on each side (and the serializer's growing
+ * buffer), which glibc then keeps. Only a buffer the value owns whole can move; small ones
+ * (Node's pooled buffers among them) are copied.
+ */
+function transferable(value: unknown): ArrayBuffer | undefined {
+  if (!(value instanceof Uint8Array) || value.byteLength < 65536) return undefined;
+  const buffer = value.buffer;
+  return buffer instanceof ArrayBuffer && value.byteOffset === 0 && value.byteLength === buffer.byteLength ? buffer : undefined;
+}
+
+/** A statement that sent or received one value at least this large schedules a recycle. */
+const RECYCLE_AFTER_VALUE_BYTES = 4 * 1024 * 1024;
+/** The recycle waits until no such statement came for this long… */
+const RECYCLE_QUIET_MS = 2_000;
+/** …but no longer than this after the first one (a steady stream of large payloads). */
+const RECYCLE_MAX_DELAY_MS = 10_000;
+
+export interface WorkerDatabaseOptions {
+  recycleAfterValueBytes?: number;
+  recycleQuietMs?: number;
+  recycleMaxDelayMs?: number;
+  /** Told after each recycle how long the database was unavailable. */
+  onRecycle?: (info: { ms: number }) => void;
+}
+
+/** The embedded database in a worker thread, with its recycling visible (tests, benchmarks). */
+export interface WorkerSqlClient extends SqlClient {
+  /** Workers replaced so far. */
+  readonly recycles: number;
+  /** Replaces the worker now (after the statements in flight and open transactions). */
+  recycle(): Promise<void>;
+}
+
+interface Message {
+  sql?: string;
+  params?: readonly unknown[];
+  tx?: number;
+}
+
 interface Reply {
   id: number;
   ok: boolean;
   rows?: unknown[];
   message?: string;
+  largest: number;
 }
 
-export async function openPgliteInWorker(dataDir: string): Promise<SqlClient> {
+interface Connection {
+  /** The thread has ended (closed, or crashed): the next statement opens a new one. */
+  readonly ended: boolean;
+  send(op: string, message?: Message): Promise<Reply>;
+  /** Closes PGlite cleanly and ends the thread (also when PGlite's close fails). */
+  close(): Promise<void>;
+}
+
+interface WorkerData {
+  dataDir: string;
+  pglitePath: string;
+  pgTrgmPath: string;
+  settings: readonly string[];
+}
+
+/** Starts a worker and opens PGlite in it; rejects (thread ended) if the database cannot open. */
+async function startWorker(workerData: WorkerData): Promise<Connection> {
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
+  worker.unref();
+  let nextId = 1;
+  let ended: Error | undefined;
+  const pending = new Map<number, { resolve: (reply: Reply) => void; reject: (error: Error) => void }>();
+  const fail = (error: Error) => {
+    ended ??= error;
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
+  };
+  worker.on('message', (reply: Reply) => {
+    const waiter = pending.get(reply.id);
+    pending.delete(reply.id);
+    waiter?.resolve(reply);
+  });
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the database worker ended (exit code ${code})`)));
+  const send = (op: string, message: Message = {}) =>
+    new Promise<Reply>((resolve, reject) => {
+      if (ended) return reject(ended);
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      // The caller keeps its buffers: large ones are copied here once and the copy moves.
+      const params = message.params?.map((value) => (value instanceof Uint8Array && value.byteLength >= 65536 ? new Uint8Array(value) : value));
+      const transfer = (params ?? []).map(transferable).filter((buffer) => buffer !== undefined);
+      worker.postMessage({ id, op, ...message, params }, transfer);
+    });
+  const opened = await send('open').catch((error: Error) => ({ id: 0, ok: false, message: error.message, largest: 0 }));
+  if (!opened.ok) {
+    await worker.terminate();
+    throw new Error(opened.message);
+  }
+  return {
+    get ended() {
+      return ended !== undefined;
+    },
+    send,
+    async close() {
+      try {
+        await send('close');
+      } finally {
+        await worker.terminate();
+      }
+    },
+  };
+}
+
+export async function openPgliteInWorker(dataDir: string, options: WorkerDatabaseOptions = {}): Promise<WorkerSqlClient> {
   const target = pgliteDir(dataDir);
   await mkdir(target, { recursive: true });
   const releaseLock = await acquireDirLock(join(dataDir, 'pgdata.lock'), dataDir);
   await unpackDatabaseTemplate(target);
   const require = createRequire(import.meta.url);
-  const pglitePath = require.resolve('@electric-sql/pglite');
-  const pgTrgmPath = require.resolve('@electric-sql/pglite/contrib/pg_trgm');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { dataDir: target, pglitePath, pgTrgmPath, settings: PGLITE_SETTINGS } });
-  worker.unref();
-  let nextId = 1;
-  let nextTx = 1;
-  const pending = new Map<number, { resolve: (rows: unknown[]) => void; reject: (error: Error) => void }>();
-  worker.on('message', (reply: Reply) => {
-    const waiter = pending.get(reply.id);
-    pending.delete(reply.id);
-    if (reply.ok) waiter?.resolve(reply.rows ?? []);
-    else waiter?.reject(new Error(reply.message));
-  });
-  worker.on('error', (error) => {
-    for (const waiter of pending.values()) waiter.reject(error);
-    pending.clear();
-  });
+  const workerData: WorkerData = {
+    dataDir: target,
+    pglitePath: require.resolve('@electric-sql/pglite'),
+    pgTrgmPath: require.resolve('@electric-sql/pglite/contrib/pg_trgm'),
+    settings: PGLITE_SETTINGS,
+  };
+  const unavailable = (error: unknown) =>
+    new SwitchboardError('database_unavailable', `the embedded database in ${dataDir} could not be opened: ${(error as Error).message}`, { cause: error });
+  const open = () => startWorker(workerData).catch((error) => Promise.reject(unavailable(error)));
 
-  const send = (op: string, extra: { sql?: string; params?: readonly unknown[]; tx?: number } = {}) =>
-    new Promise<unknown[]>((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      worker.postMessage({ id, op, ...extra });
-    });
-
+  let connection: Promise<Connection>;
   try {
-    await send('open');
+    connection = Promise.resolve(await open());
   } catch (error) {
-    await worker.terminate();
     await releaseLock();
-    throw new SwitchboardError('database_unavailable', `the embedded database in ${dataDir} could not be opened: ${(error as Error).message}`, { cause: error });
+    throw error;
   }
+
+  const largeValueBytes = options.recycleAfterValueBytes ?? RECYCLE_AFTER_VALUE_BYTES;
+  const quietMs = options.recycleQuietMs ?? RECYCLE_QUIET_MS;
+  const maxDelayMs = options.recycleMaxDelayMs ?? RECYCLE_MAX_DELAY_MS;
+  let nextTx = 1;
+  let recycles = 0;
+  let closed = false;
+  /** Statements sent and not answered, and transactions begun and not ended: a recycle waits for both. */
+  let active = 0;
+  let openTransactions = 0;
+  let drained: (() => void) | undefined;
+  /** Set while a recycle is waiting or running: new statements (outside an open transaction) wait for it. */
+  let gate: Promise<void> | undefined;
+  let recycleTimer: NodeJS.Timeout | undefined;
+  let dueSince: number | undefined;
+
+  const settle = () => {
+    if (active === 0 && openTransactions === 0) drained?.();
+  };
+  /**
+   * Waits while a recycle is pending, then counts the caller in, in the same turn: a recycle
+   * that starts later waits for it.
+   */
+  const enter = async (what: 'statement' | 'transaction') => {
+    while (gate) await gate;
+    if (closed) throw new SwitchboardError('storage_unavailable', 'the database is closed');
+    if (what === 'statement') active++;
+    else openTransactions++;
+  };
+
+  /** The current worker; one that failed to open (or died) is replaced on the next statement. */
+  const current = (): Promise<Connection> => {
+    connection = connection.then((live) => (live.ended ? open() : live), () => open());
+    return connection;
+  };
+
+  const scheduleRecycle = () => {
+    const now = Date.now();
+    dueSince ??= now;
+    clearTimeout(recycleTimer);
+    recycleTimer = setTimeout(() => {
+      dueSince = undefined;
+      // A failed reopen is reported to the statements that wait for it.
+      recycle().catch(() => {});
+    }, Math.max(0, Math.min(now + quietMs, dueSince + maxDelayMs) - now));
+    recycleTimer.unref();
+  };
+
+  // Callers outside a transaction pass the gate first; statements inside one never wait for it.
+  const send = async (op: string, message: Message = {}): Promise<unknown[]> => {
+    if (message.tx === undefined) await enter('statement');
+    else active++;
+    try {
+      const reply = await (await current()).send(op, message);
+      if (reply.largest >= largeValueBytes) scheduleRecycle();
+      if (!reply.ok) throw new Error(reply.message);
+      return reply.rows ?? [];
+    } finally {
+      active--;
+      settle();
+    }
+  };
+
+  const recycle = (): Promise<void> => {
+    if (closed) return Promise.resolve();
+    gate ??= (async () => {
+      while (active > 0 || openTransactions > 0) await new Promise<void>((resolve) => (drained = resolve));
+      drained = undefined;
+      if (closed) return;
+      const started = performance.now();
+      const old = await connection.catch(() => undefined);
+      await old?.close().catch(() => {});
+      connection = open();
+      // If the new worker failed to open, the statements waiting at the gate try again (current()).
+      connection.catch(() => {});
+      await connection.catch(() => {});
+      recycles++;
+      options.onRecycle?.({ ms: performance.now() - started });
+    })().finally(() => {
+      gate = undefined;
+    });
+    return gate;
+  };
 
   const over = (tx?: number): Pick<SqlClient, 'query' | 'exec'> => ({
     query: async <Row>(sql: string, params: readonly unknown[] = []) => (await send('query', { sql, params, tx })) as Row[],
@@ -129,24 +337,37 @@ export async function openPgliteInWorker(dataDir: string): Promise<SqlClient> {
   return {
     kind: 'pglite',
     ...over(),
+    get recycles() {
+      return recycles;
+    },
+    recycle,
     async transaction(fn) {
-      const tx = nextTx++;
-      await send('begin', { tx });
-      const client: SqlClient = { kind: 'pglite', ...over(tx), transaction: (inner) => inner(client), close: async () => {} };
+      await enter('transaction');
       try {
-        const result = await fn(client);
-        await send('commit', { tx });
-        return result;
-      } catch (error) {
-        await send('rollback', { tx });
-        throw error;
+        const tx = nextTx++;
+        await send('begin', { tx });
+        const client: SqlClient = { kind: 'pglite', ...over(tx), transaction: (inner) => inner(client), close: async () => {} };
+        try {
+          const result = await fn(client);
+          await send('commit', { tx });
+          return result;
+        } catch (error) {
+          await send('rollback', { tx });
+          throw error;
+        }
+      } finally {
+        openTransactions--;
+        settle();
       }
     },
     async close() {
+      clearTimeout(recycleTimer);
+      while (gate) await gate;
+      closed = true;
       try {
-        await send('close');
+        const last = await connection.catch(() => undefined);
+        await last?.close();
       } finally {
-        await worker.terminate();
         await releaseLock();
       }
     },

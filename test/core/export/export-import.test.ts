@@ -27,7 +27,11 @@ beforeAll(async () => {
     newEvent({ family: 'queue', provider: 'jobs', trust_mode: 'queue', external_id: '1700000000000-0', headers: { 'x-redis-stream': 'jobs' }, source_ip: null }),
     newEvent({ payload: Buffer.from('{"emoji":"🚀","quote":"\\"\\u2028"}'), event_type: 'ünïcode' }),
   ];
-  for (const event of events) await a.sb.store.insertEvent(event);
+  for (const event of events) {
+    await a.sb.store.insertEvent(event);
+    // PGlite's clock ticks in milliseconds: the time-window test needs distinct received_at.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   await a.sb.api.sendTestEvent({ provider: 'github', event_type: 'ping' });
 });
 afterAll(async () => {
