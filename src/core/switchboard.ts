@@ -167,7 +167,7 @@ export class Switchboard implements Services {
       }
       // The database opens (in its worker thread, on the other core) while this thread loads the
       // modules only needed once it is open: start-up is the longer of the two, not their sum.
-      const opening = openDatabase(url, options).then((sql) => {
+      const opening = openDatabase(url, options, this.logger).then((sql) => {
         this.sql = sql;
         this.closers.push({ name: 'database', close: () => this.eventStore?.close() ?? this.sql?.close() });
         return sql;
@@ -422,10 +422,15 @@ async function loadServices() {
 }
 
 /** `memory://` (tests), a PostgreSQL URL (team mode), else PGlite in the data dir. */
-function openDatabase(url: string | null | undefined, options: SwitchboardOptions): Promise<SqlClient> {
+function openDatabase(url: string | null | undefined, options: SwitchboardOptions, logger: Logger): Promise<SqlClient> {
   if (url === 'memory://') return openPglite('memory://');
   if (url) return openPostgres(url);
-  return options.databaseInWorker ? openPgliteInWorker(options.dataDir) : openPglite(options.dataDir);
+  return options.databaseInWorker
+    ? openPgliteInWorker(options.dataDir, {
+        // After a multi-MB body the worker is replaced to give its memory back (pglite-worker.ts).
+        onRecycle: ({ ms }) => logger.info(`database: worker restarted to release the memory of a large event (${Math.round(ms)} ms)`),
+      })
+    : openPglite(options.dataDir);
 }
 
 export function createSwitchboard(options: SwitchboardOptions): Switchboard {
