@@ -160,7 +160,7 @@ describe('journal files', () => {
         id, received_at: `2026-12-01T10:00:00.${String(id).padStart(6, '0')}Z`, provider: 'github', family: 'webhook', event_type: 'ping',
         external_id: externalId, trust_mode: 'signed', verified: true, verify_detail: 'github: X-Hub-Signature-256 verified', content_type: 'application/json',
         headers: { 'x-github-delivery': externalId }, source_ip: '127.0.0.1', origin: 'provider', payload: Buffer.from(JSON.stringify({ n: id })),
-      });
+      }).record;
     const tail = Array.from({ length: 20 }, (_, i) => record(first + i, `tail-${i}`));
     const torn = record(first + 20, 'torn');
     await writeFile(join(dataDir, 'journal', `${String(first).padStart(16, '0')}.log`), Buffer.concat([...tail, torn.subarray(0, torn.byteLength - 7)]));

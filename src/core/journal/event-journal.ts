@@ -42,8 +42,12 @@ export interface JournalInsert {
 
 /** The database side of the journal (EventStore implements it; the only code that writes SQL). */
 export interface JournalTarget {
-  /** Inserts the events (ids given) and sets journal_state.applied_id in one statement; resolves to rows inserted. */
-  applyJournalBatch(events: readonly JournalEvent[], appliedId: number): Promise<number>;
+  /**
+   * Inserts the events (ids given) and sets journal_state.applied_id in one statement; resolves
+   * to rows inserted. `metaJson[i]`, when given, is events[i] without its payload as JSON text
+   * (with the payload's `size`), already made by encodeRecord.
+   */
+  applyJournalBatch(events: readonly JournalEvent[], appliedId: number, metaJson?: readonly (string | undefined)[]): Promise<number>;
   journalPosition(): Promise<{ appliedId: number; maxId: number }>;
   eventsByKeys(keys: readonly { provider: string; external_id: string }[]): Promise<EventSummary[]>;
   /** Keys of stored events with id > afterId, in id order (the Bloom filter's load). */
@@ -70,6 +74,10 @@ const BARRIER_TIMEOUT_MS = 15_000;
 /** Rows per INSERT: 15 parameters each, well under the protocol's 65,535. */
 export const MAX_APPLY_ROWS = 1_000;
 const MAX_APPLY_BYTES = 16 * 1024 * 1024;
+/** The applier gathers for up to GATHER_MS when fewer than GATHER_ROWS wait and it applied within GATHER_AFTER_MS. */
+const GATHER_ROWS = 256;
+const GATHER_MS = 4;
+const GATHER_AFTER_MS = 20;
 /** Keys read per statement while the filter loads: small, so reads and applied batches interleave. */
 const KEY_SCAN_ROWS = 5_000;
 const FILTER_FILE = 'keys.bloom';
@@ -92,6 +100,8 @@ interface Entry {
   key: string | null;
   bytes: number;
   record: Buffer | null;
+  /** The event's metadata as JSON (encodeRecord), sent as is by the applier. */
+  metaJson: string | undefined;
   ack: Deferred<JournalInsert>;
   visible: Deferred<boolean>;
 }
@@ -147,6 +157,9 @@ export class EventJournal {
   private keysDuringLoad: string[] = [];
   private lastMicros = 0;
   private lastAppend = -Infinity;
+  private lastApplied = -Infinity;
+  /** Ends the applier's gathering wait early (a read is waiting, or a stop). */
+  private endGather: (() => void) | null = null;
   /** Where the redelivery filter came from (tests; null while it loads). */
   filterSource: 'file' | 'database' | null = null;
   private currentBatchTime: string | null = null;
@@ -248,6 +261,7 @@ export class EventJournal {
     }, timeoutMs);
     timer.unref();
     this.barrierWaiters.push({ target, done, timer });
+    this.endGather?.();
     return done.promise;
   }
 
@@ -294,6 +308,7 @@ export class EventJournal {
     this.wakeApplier();
     await this.barrier().catch((error: Error) => this.logger.error(`journal: closing with events not yet in the database (${error.message}); they are applied at the next start`));
     this.stopping = true;
+    this.endGather?.();
     this.wakeApplier();
     await this.applier;
     await this.filterLoading?.catch(() => {});
@@ -339,6 +354,7 @@ export class EventJournal {
       key: keyOf(event.provider, event.external_id),
       bytes: event.payload.byteLength + 512,
       record: null,
+      metaJson: undefined,
       ack: deferred(),
       visible: deferred(),
     };
@@ -351,7 +367,7 @@ export class EventJournal {
     const event: JournalEvent = { ...input, id: this.nextId++, received_at: input.received_at ?? this.batchTime() };
     this.lastAppend = performance.now();
     const entry = this.entryFor(event);
-    entry.record = encodeRecord(event);
+    ({ record: entry.record, metaJson: entry.metaJson } = encodeRecord(event));
     if (key) {
       this.pendingKeys.set(key, entry);
       this.filter?.add(key);
@@ -439,9 +455,20 @@ export class EventJournal {
         await this.applierWake.promise;
         continue;
       }
+      if (this.shouldGather()) {
+        // Under sustained load, a few ms more per batch make batches several times larger: the
+        // embedded database pays ~0.5 ms per statement (docs/benchmarks.md). A waiting read or
+        // a stop cuts the wait short (wakeApplier).
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, GATHER_MS);
+          this.endGather = () => (clearTimeout(timer), resolve());
+        });
+        this.endGather = null;
+      }
       const batch = this.takeBatch();
       try {
         await this.applyOrIsolate(batch);
+        this.lastApplied = performance.now();
         failures = 0;
       } catch (error) {
         // The database itself failed (not one row): keep the records, back off, try again.
@@ -451,6 +478,17 @@ export class EventJournal {
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
+  }
+
+  /** A small batch right after the last one, and nobody waiting to read: gather a little longer. */
+  private shouldGather(): boolean {
+    return (
+      this.toApply.length < GATHER_ROWS &&
+      this.barrierWaiters.length === 0 &&
+      !this.closing &&
+      !this.stopping &&
+      performance.now() - this.lastApplied < GATHER_AFTER_MS
+    );
   }
 
   private takeBatch(): Entry[] {
@@ -473,6 +511,7 @@ export class EventJournal {
       const inserted = await this.target.applyJournalBatch(
         batch.map((entry) => entry.event),
         batch[batch.length - 1]!.event.id,
+        batch.map((entry) => entry.metaJson),
       );
       if (inserted < batch.length) {
         // Cannot happen while this journal is the only writer; said loudly if it ever does.

@@ -34,9 +34,14 @@ export interface JournalEvent {
 const MAGIC = 0x53424a31; // "SBJ1"
 export const RECORD_HEADER_BYTES = 16;
 
-export function encodeRecord(event: JournalEvent): Buffer {
+/**
+ * The record, and its metadata as JSON text (with the payload's `size`): the applier sends that
+ * same text to the database, so an event is serialized once.
+ */
+export function encodeRecord(event: JournalEvent): { record: Buffer; metaJson: string } {
   const { payload, ...meta } = event;
-  const metaBytes = Buffer.from(JSON.stringify(meta), 'utf8');
+  const metaJson = JSON.stringify({ ...meta, size: payload.byteLength });
+  const metaBytes = Buffer.from(metaJson, 'utf8');
   const bodyLength = 4 + metaBytes.byteLength + payload.byteLength;
   const record = Buffer.allocUnsafe(RECORD_HEADER_BYTES + bodyLength);
   record.writeUInt32LE(MAGIC, 0);
@@ -46,7 +51,7 @@ export function encodeRecord(event: JournalEvent): Buffer {
   metaBytes.copy(record, 20);
   record.set(payload, 20 + metaBytes.byteLength);
   record.writeUInt32LE(crc32(record.subarray(RECORD_HEADER_BYTES)), 8);
-  return record;
+  return { record, metaJson };
 }
 
 export interface DecodedRecords {
@@ -71,14 +76,15 @@ export function decodeRecords(buffer: Buffer): DecodedRecords {
     if (crc32(body) !== buffer.readUInt32LE(offset + 8)) return stop("a record's checksum does not match");
     const metaLength = body.readUInt32LE(0);
     if (4 + metaLength > body.byteLength) return stop('a record is malformed');
-    let meta: Omit<JournalEvent, 'payload'>;
+    let meta: Omit<JournalEvent, 'payload'> & { size?: number };
     try {
       meta = JSON.parse(body.toString('utf8', 4, 4 + metaLength)) as Omit<JournalEvent, 'payload'>;
     } catch {
       return stop('a record is malformed');
     }
+    const { size: _size, ...fields } = meta;
     // A copy, so the segment's buffer can be released once decoded.
-    events.push({ ...meta, payload: Buffer.from(body.subarray(4 + metaLength)) });
+    events.push({ ...fields, payload: Buffer.from(body.subarray(4 + metaLength)) });
     offset = end;
   }
   return { events, validBytes: offset, tornReason: null };
