@@ -4,6 +4,7 @@
 // comparable within one run on one machine.
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,8 +40,10 @@ const BARE_SERVER = `
   server.listen(0, '127.0.0.1', () => console.log('bare http://127.0.0.1:' + server.address().port));
 `;
 
-async function load(url, connections = CONNECTIONS) {
-  let n = 0;
+/** Delivery ids stay unique across every load of a run: a repeated id is a redelivery (dedupe), not a new event. */
+let deliveries = 0;
+
+export async function load(url, connections = CONNECTIONS) {
   const result = await autocannon({
     url,
     connections,
@@ -48,7 +51,7 @@ async function load(url, connections = CONNECTIONS) {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': SIGNATURE },
     body: BODY,
-    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-github-delivery': `bench-${process.pid}-${n++}` } }) }],
+    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-github-delivery': `bench-${process.pid}-${deliveries++}` } }) }],
   });
   return {
     perSecond: result.requests.average,
@@ -61,7 +64,7 @@ async function load(url, connections = CONNECTIONS) {
 }
 
 /** A fresh `switchboard serve` on its own data dir; counts the bytes its stdout prints. */
-async function startServe(extraArgs, env = {}) {
+export async function startServe(extraArgs, env = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchboard-bench-'));
   await writeFile(join(dataDir, 'config.json'), JSON.stringify({ providers: [{ name: 'github', kind: 'github', secrets: [{ env: 'BENCH_SECRET' }] }] }));
   const sb = await startChild(
@@ -138,7 +141,29 @@ async function scratchPostgres() {
   };
 }
 
-async function loadServe(serve, connections = CONNECTIONS) {
+/** CPU ms a process has used, all threads (from /proc). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Waits until none of the servers uses more than a few % of a core: after a load, each catches
+ * up in the background (the search indexer copies the new events' text), and that must not be
+ * measured as part of the next server's run.
+ */
+async function quiesce(servers) {
+  const deadline = performance.now() + 180_000;
+  for (;;) {
+    const before = servers.map((serve) => cpuMs(serve.child.pid));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const busy = servers.some((serve, i) => cpuMs(serve.child.pid) - before[i] > 25);
+    if (!busy || performance.now() > deadline) return;
+  }
+}
+
+async function loadServe(serve, connections = CONNECTIONS, all = [serve]) {
+  await quiesce(all);
   const run = await load(`${serve.url}/webhooks/github`, connections);
   run.visibleMs = await visibleAfter(serve);
   return run;
@@ -168,11 +193,11 @@ export async function benchIngest() {
       const order = round % 2 === 0 ? [direct, quiet, streaming] : [streaming, quiet, direct];
       for (const serve of order) {
         const before = serve.printed;
-        serve.runs.push(await loadServe(serve));
+        serve.runs.push(await loadServe(serve, CONNECTIONS, [direct, quiet, streaming]));
         if (serve === streaming) printed += serve.printed - before;
       }
     }
-    results.quiet64 = await loadServe(quiet, 64);
+    results.quiet64 = await loadServe(quiet, 64, [direct, quiet, streaming]);
   } finally {
     await direct.stop();
     await quiet.stop();
