@@ -79,7 +79,7 @@ const GATHER_ROWS = 256;
 const GATHER_MS = 4;
 const GATHER_AFTER_MS = 20;
 /** Keys read per statement while the filter loads: small, so reads and applied batches interleave. */
-const KEY_SCAN_ROWS = 5_000;
+const KEY_SCAN_ROWS = 2_000;
 const FILTER_FILE = 'keys.bloom';
 /** SQLSTATE classes that mean this row's data, not the database, is the problem. */
 const ROW_ERROR_CLASSES = ['22', '23'];
@@ -162,6 +162,8 @@ export class EventJournal {
   private endGather: (() => void) | null = null;
   /** Where the redelivery filter came from (tests; null while it loads). */
   filterSource: 'file' | 'database' | null = null;
+  /** The highest event id the filter's load read (keys applied later are added as they are appended). */
+  private filterThroughId = 0;
   private currentBatchTime: string | null = null;
   private readonly barrierWaiters: { target: number; done: Deferred<void>; timer: NodeJS.Timeout }[] = [];
   private drainWaiters: (() => void)[] = [];
@@ -589,7 +591,8 @@ export class EventJournal {
   private async saveFilter(): Promise<void> {
     if (!this.filter || this.filterLoading) return;
     try {
-      await writeFile(`${this.filterPath}.tmp`, this.filter.serialize(this.appliedId), { mode: 0o600 });
+      // Every key up to the highest id the load read, and every key applied since.
+      await writeFile(`${this.filterPath}.tmp`, this.filter.serialize(Math.max(this.filterThroughId, this.appliedId)), { mode: 0o600 });
       await rename(`${this.filterPath}.tmp`, this.filterPath);
     } catch (error) {
       this.logger.warn(`journal: could not save the redelivery filter (${(error as Error).message}); the next start reads the keys from the database`);
@@ -614,13 +617,14 @@ export class EventJournal {
         if (this.closing) return;
         const keys = await this.target.eventKeysAfter(after, KEY_SCAN_ROWS);
         for (const key of keys) filter.add(keyOf(key.provider, key.external_id)!);
+        if (keys.length > 0) after = keys[keys.length - 1]!.id;
         if (keys.length < KEY_SCAN_ROWS) break;
-        after = keys[keys.length - 1]!.id;
         await new Promise((resolve) => setImmediate(resolve));
       }
       for (const key of this.keysDuringLoad) filter.add(key);
       this.filter = filter;
       this.filterSource = source;
+      this.filterThroughId = after;
     } catch (error) {
       this.logger.warn(`journal: loading the redelivery filter failed (${(error as Error).message}); every delivery with an id is checked in the database`);
     } finally {
