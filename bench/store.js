@@ -37,27 +37,28 @@ function deliveryBody(i) {
   });
 }
 
+/** Delivery `i` as the store takes it: ~1.2 KB, 5 providers, 40 types. */
+function benchEvent(i) {
+  return {
+    provider: `p${i % 5}`,
+    family: 'webhook',
+    event_type: `type.${i % 40}`,
+    external_id: `evt_${i}`,
+    trust_mode: 'signed',
+    verified: true,
+    verify_detail: null,
+    content_type: 'application/json',
+    headers: { 'content-type': 'application/json' },
+    payload: Buffer.from(deliveryBody(i)),
+    source_ip: '127.0.0.1',
+  };
+}
+
 /** Rows/s through the store's group commit (bursts of 256, as concurrent deliveries arrive). */
 async function insertRate(store, count) {
   const started = performance.now();
   for (let done = 0; done < count; done += 256) {
-    await Promise.all(
-      Array.from({ length: Math.min(256, count - done) }, (_, k) =>
-        store.insertEvent({
-          provider: `p${(done + k) % 5}`,
-          family: 'webhook',
-          event_type: `type.${(done + k) % 40}`,
-          external_id: `evt_${done + k}`,
-          trust_mode: 'signed',
-          verified: true,
-          verify_detail: null,
-          content_type: 'application/json',
-          headers: { 'content-type': 'application/json' },
-          payload: Buffer.from(deliveryBody(done + k)),
-          source_ip: '127.0.0.1',
-        }),
-      ),
-    );
+    await Promise.all(Array.from({ length: Math.min(256, count - done) }, (_, k) => store.insertEvent(benchEvent(done + k))));
   }
   return count / ((performance.now() - started) / 1000);
 }
@@ -67,19 +68,9 @@ async function applyRate(store, count, batch = 500) {
   const started = performance.now();
   for (let done = 0; done < count; done += batch) {
     const events = Array.from({ length: Math.min(batch, count - done) }, (_, k) => ({
+      ...benchEvent(done + k),
       id: done + k + 1,
       received_at: new Date(Date.UTC(2026, 0, 1) + done + k).toISOString().replace('Z', '000Z'),
-      provider: `p${(done + k) % 5}`,
-      family: 'webhook',
-      event_type: `type.${(done + k) % 40}`,
-      external_id: `evt_${done + k}`,
-      trust_mode: 'signed',
-      verified: true,
-      verify_detail: null,
-      content_type: 'application/json',
-      headers: { 'content-type': 'application/json' },
-      payload: Buffer.from(deliveryBody(done + k)),
-      source_ip: '127.0.0.1',
       origin: 'provider',
     }));
     await store.applyJournalBatch(events, events.at(-1).id);

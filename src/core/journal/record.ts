@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
-import type { Family, Origin, TrustMode } from '../../shared/events.js';
+import type { Origin } from '../../shared/events.js';
+import type { NewEvent } from '../store/event-store.js';
 
 /**
  * One journal record: an event exactly as it will be inserted, with the id and receive time it
@@ -13,22 +14,12 @@ import type { Family, Origin, TrustMode } from '../../shared/events.js';
  * a half-written record is never applied.
  */
 
-export interface JournalEvent {
+/** An event exactly as it will be inserted, with the id and receive time it was acknowledged with. */
+export interface JournalEvent extends Omit<NewEvent, 'origin'> {
   id: number;
   /** ISO-8601 UTC with microseconds, as the database stores it. */
   received_at: string;
-  provider: string;
-  family: Family;
-  event_type: string | null;
-  external_id: string | null;
-  trust_mode: TrustMode;
-  verified: boolean;
-  verify_detail: string | null;
-  content_type: string | null;
-  headers: Record<string, string>;
-  source_ip: string | null;
   origin: Origin;
-  payload: Uint8Array;
 }
 
 const MAGIC = 0x53424a31; // "SBJ1"
