@@ -96,7 +96,7 @@ async function benchInsertCost() {
   await journal.store.close();
   console.log(`  group commit, search text indexed in the insert (0.2; PostgreSQL)   ${rateWith.toFixed(0)} rows/s (bursts of 256)`);
   console.log(`  journal applier, search indexed later (embedded)                   ${rateApply.toFixed(0)} rows/s (batches of 500)`);
-  console.log(`  search indexer catching up afterwards                              ${rateIndex.toFixed(0)} rows/s (batches of 500)`);
+  console.log(`  search indexer catching up afterwards                              ${rateIndex.toFixed(0)} rows/s (its own batches)`);
 }
 
 async function seed(client, n) {
