@@ -26,7 +26,11 @@ function recording(client: SqlClient, log: Recorded[]): SqlClient {
       return client.query(sql, params);
     },
     exec: (sql) => client.exec(sql),
-    transaction: (fn) => client.transaction(fn),
+    transaction: (fn) => {
+      // The trigram step runs in a transaction (its planner settings): marked, not unwrapped.
+      log.push({ sql: 'TRANSACTION', params: [] });
+      return client.transaction(fn);
+    },
     close: () => client.close(),
   };
 }
@@ -97,6 +101,37 @@ describe.each(backends)('the Events list on $name', (backend) => {
     statements.length = 0;
     await store.listEvents({ event_type_prefix: 'pull_request.', limit: 100 });
     expect(await plan(statements.find((statement) => statement.sql.includes('LIKE'))!)).toContain('events_type_received_idx');
+  });
+
+  it('finds a frequent word the first window did not fill the page with through a wider window, exactly', async (context) => {
+    if (!available) return context.skip();
+    // 3,000 events, one in 25 holding the word: the first window (200 newest) finds ~8, not the
+    // page of 50; the wider window must give exactly the newest 50 holding it, in order.
+    await client.query(
+      `INSERT INTO events (provider, family, event_type, trust_mode, verified, headers, payload, payload_size, received_at)
+       SELECT 'freq', 'webhook', 'freq.event', 'open', false, '{}'::jsonb,
+              convert_to('{"n":' || g || CASE WHEN g % 25 = 0 THEN ',"note":"Marmoset"' ELSE '' END || '}', 'UTF8'), 20,
+              now() - interval '1 hour' + g * interval '1 millisecond'
+       FROM generate_series(1, 3000) AS g`,
+    );
+    statements.length = 0;
+    const page = await store.listEvents({ provider: 'freq', search: 'marmoset', limit: 50 });
+    const wanted = (await client.query<{ id: number | string }>(
+      `SELECT id FROM events WHERE provider = 'freq' AND convert_from(payload, 'UTF8') ILIKE '%marmoset%' ORDER BY received_at DESC, id DESC LIMIT 50`,
+    )).map((row) => Number(row.id));
+    expect(page.items.map((event) => event.id)).toEqual(wanted);
+    expect(page.next_cursor).toBeDefined();
+    // Three statements: the first window, the wider one that filled the page — no trigram step.
+    const windows = statements.filter((statement) => statement.sql.includes('LIMIT') && statement.sql.includes('AS events'));
+    expect(windows).toHaveLength(2);
+    expect(statements.some((statement) => statement.sql === 'TRANSACTION')).toBe(false);
+    // And the next page continues exactly.
+    const next = await store.listEvents({ provider: 'freq', search: 'marmoset', limit: 50, cursor: page.next_cursor });
+    expect(next.items.map((event) => event.id)).toEqual(
+      (await client.query<{ id: number | string }>(
+        `SELECT id FROM events WHERE provider = 'freq' AND convert_from(payload, 'UTF8') ILIKE '%marmoset%' ORDER BY received_at DESC, id DESC OFFSET 50 LIMIT 50`,
+      )).map((row) => Number(row.id)),
+    );
   });
 
   it('gives each listed event its last replay, looked up by replays_event_idx', async (context) => {

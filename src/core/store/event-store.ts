@@ -184,6 +184,20 @@ export const SEARCH_PAYLOAD_BYTES = 64 * 1024;
  */
 export const SEARCH_WINDOW_MIN_ROWS = 200;
 export const searchWindowRows = (limit: number) => Math.max(SEARCH_WINDOW_MIN_ROWS, 3 * (limit + 1));
+/**
+ * A word the first window found a few times but not often enough to fill the page is frequent
+ * enough that reading a wider window of the newest rows beats the trigram index, whose every
+ * candidate costs a read (a word in 1 event in 39 has ~26,000 at a million events): up to this
+ * many rows, sized from how often the first window found it.
+ */
+export const SEARCH_WIDE_WINDOW_MAX_ROWS = 6_000;
+
+/** The wider window for a word found `found` times in the first `window` rows, or null to go to the index. */
+export function wideSearchWindowRows(limit: number, found: number, window: number): number | null {
+  if (found === 0) return null; // rare or absent: the trigram index answers those quickly
+  const rows = Math.ceil(((limit + 1) / found) * window * 1.5);
+  return rows <= SEARCH_WIDE_WINDOW_MAX_ROWS ? rows : null;
+}
 export const MAX_SEARCH_CHARS = 1_000;
 export const DEFAULT_MAX_REJECTIONS = 50_000;
 /** NOTIFY channel on which instances sharing a PostgreSQL event log announce new events. */
@@ -539,10 +553,12 @@ export class EventStore implements JournalTarget {
   async listEvents(query: EventQuery): Promise<Page<EventSummary>> {
     const steps = eventListSteps(query);
     await this.caughtUp();
-    let rows: SummaryRow[] = [];
-    for (const step of steps) {
-      rows = await this.run<SummaryRow>(step);
-      if (rows.length > query.limit) break;
+    let rows = await this.run<SummaryRow>(steps[0]!);
+    if (steps.length > 1 && rows.length <= query.limit) {
+      // A search the first window did not fill: a wider window when the word is frequent, then the index.
+      const wide = wideSearchWindowRows(query.limit, rows.length, searchWindowRows(query.limit));
+      if (wide !== null) rows = await this.run<SummaryRow>(eventListSteps(query, wide)[0]!);
+      if (rows.length <= query.limit) rows = await this.run<SummaryRow>(steps[1]!);
     }
     return paginate(rows.map(toSummary), query.limit);
   }
@@ -995,12 +1011,12 @@ function searchMatch(c: Conditions, search: string): string {
  * The statements listEvents sends, in order. Every filter the API and MCP accept has an index
  * (migrations/0001–0003; test/core/store-plans.test.ts EXPLAINs each combination).
  *
- * A search is two statements: the newest searchWindowRows(limit) rows that pass the other filters
- * (a bounded index walk; a common word fills the page there), then the trigram indexes — with
- * plain index scans disabled, so the planner cannot walk every row in received_at order looking
- * for a rare word.
+ * A search is two statements: the newest `windowRows` rows that pass the other filters (a
+ * bounded index walk; a common word fills the page there — listEvents may run it again with a
+ * wider window, wideSearchWindowRows), then the trigram indexes — with plain index scans
+ * disabled, so the planner cannot walk every row in received_at order looking for a rare word.
  */
-export function eventListSteps(query: EventQuery): SqlStep[] {
+export function eventListSteps(query: EventQuery, windowRows = searchWindowRows(query.limit)): SqlStep[] {
   const c = new Conditions();
   addEventFilters(c, { ...query, since: query.since_time, until: query.until_time });
   if (query.after_id !== undefined) c.add((p) => `events.id > ${p}`, query.after_id);
@@ -1015,7 +1031,7 @@ export function eventListSteps(query: EventQuery): SqlStep[] {
   const typeLike = c.param(eventType);
   const limit = c.param(query.limit + 1);
   const indexedParams = [...c.params];
-  const window = c.param(searchWindowRows(query.limit));
+  const window = c.param(windowRows);
   const match = `(${PAYLOAD_TEXT} ILIKE ${payloadLike} OR events.event_type ILIKE ${typeLike})`;
   // The candidates: the trigram index of the search text (event_search), the events the search
   // indexer has not reached yet (read directly; a short tail while it keeps up), and event types.
