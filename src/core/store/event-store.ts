@@ -512,7 +512,7 @@ export class EventStore implements JournalTarget {
        ), ins AS (
          INSERT INTO event_search (event_id, doc, event_type) SELECT src.id, src.doc, src.event_type FROM src ON CONFLICT DO NOTHING
        ), moved AS (
-         UPDATE search_state SET indexed_id = (SELECT max(src.id) FROM src)
+         UPDATE search_state SET indexed_id = GREATEST(search_state.indexed_id, (SELECT max(src.id) FROM src))
          WHERE EXISTS (SELECT 1 FROM src) RETURNING indexed_id
        )
        SELECT (SELECT count(*) FROM src) AS n,
