@@ -72,7 +72,7 @@ export const MAX_LAG_BYTES = 128 * 1024 * 1024;
 const BACKPRESSURE_WAIT_MS = 1_000;
 const BARRIER_TIMEOUT_MS = 15_000;
 /** Rows per INSERT: 15 parameters each, well under the protocol's 65,535. */
-export const MAX_APPLY_ROWS = 1_000;
+const MAX_APPLY_ROWS = 1_000;
 const MAX_APPLY_BYTES = 16 * 1024 * 1024;
 /** The applier gathers for up to GATHER_MS when fewer than GATHER_ROWS wait and it applied within GATHER_AFTER_MS. */
 const GATHER_ROWS = 256;
@@ -125,7 +125,7 @@ function deferred<T>(): Deferred<T> {
 const keyOf = (provider: string, externalId: string | null) => (externalId === null ? null : `${provider}\u0000${externalId}`);
 
 /** ISO-8601 with microseconds, like the database's to_char(… 'US'). */
-export function isoMicros(micros: number): string {
+function isoMicros(micros: number): string {
   const ms = Math.floor(micros / 1000);
   return `${new Date(ms).toISOString().slice(0, -1)}${String(micros - ms * 1000).padStart(3, '0')}Z`;
 }
@@ -277,13 +277,12 @@ export class EventJournal {
     this.wakeApplier();
   }
 
-  get stats(): { appliedId: number; writtenId: number; lagRecords: number; lagBytes: number; journalBytes: number } {
+  get stats(): { appliedId: number; writtenId: number; lagRecords: number; lagBytes: number } {
     return {
       appliedId: this.appliedId,
       writtenId: this.writtenId,
       lagRecords: this.toApply.length + this.toWrite.length,
       lagBytes: this.lagBytes,
-      journalBytes: this.segments.bytes,
     };
   }
 

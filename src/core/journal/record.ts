@@ -23,7 +23,7 @@ export interface JournalEvent extends Omit<NewEvent, 'origin'> {
 }
 
 const MAGIC = 0x53424a31; // "SBJ1"
-export const RECORD_HEADER_BYTES = 16;
+const RECORD_HEADER_BYTES = 16;
 
 /**
  * The record, and its metadata as JSON text (with the payload's `size`): the applier sends that

@@ -14,7 +14,7 @@ import { decodeRecords, type JournalEvent } from './record.js';
  * again (ftruncate), so a delivery that was answered with an error is never applied later.
  */
 
-export const SEGMENT_BYTES = 64 * 1024 * 1024;
+const SEGMENT_BYTES = 64 * 1024 * 1024;
 const NAME = /^(\d{16})\.log$/;
 
 const openFile = promisify(open);
@@ -120,15 +120,6 @@ export class JournalSegments {
       const segment = this.closed.shift()!;
       await unlink(segment.path).catch(() => {});
     }
-  }
-
-  /** Bytes on disk, for the status line and tests. */
-  get bytes(): number {
-    return this.closed.reduce((sum, segment) => sum + segment.size, this.current?.size ?? 0);
-  }
-
-  get segmentCount(): number {
-    return this.closed.length + (this.current ? 1 : 0);
   }
 
   /** Closes the open segment; deletes every segment whose records are all applied. */

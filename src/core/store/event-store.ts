@@ -306,10 +306,6 @@ export class EventStore implements JournalTarget {
     this.journal = journal;
   }
 
-  get usesJournal(): boolean {
-    return this.journal !== null;
-  }
-
   /** Every read starts here: it sees every event acknowledged before it began. */
   private caughtUp(): Promise<void> {
     return this.journal ? this.journal.barrier() : VISIBLE.then(() => {});
