@@ -4,11 +4,11 @@
 // comparable within one run on one machine.
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { cpuMs } from './scale.js';
 
 const root = join(import.meta.dirname, '..');
 const SECRET = 'bench-secret-0123456789abcdef';
@@ -43,7 +43,7 @@ const BARE_SERVER = `
 /** Delivery ids stay unique across every load of a run: a repeated id is a redelivery (dedupe), not a new event. */
 let deliveries = 0;
 
-export async function load(url, connections = CONNECTIONS) {
+async function load(url, connections = CONNECTIONS) {
   const result = await autocannon({
     url,
     connections,
@@ -64,7 +64,7 @@ export async function load(url, connections = CONNECTIONS) {
 }
 
 /** A fresh `switchboard serve` on its own data dir; counts the bytes its stdout prints. */
-export async function startServe(extraArgs, env = {}) {
+async function startServe(extraArgs, env = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchboard-bench-'));
   await writeFile(join(dataDir, 'config.json'), JSON.stringify({ providers: [{ name: 'github', kind: 'github', secrets: [{ env: 'BENCH_SECRET' }] }] }));
   const sb = await startChild(
@@ -139,12 +139,6 @@ async function scratchPostgres() {
       await client.end();
     },
   };
-}
-
-/** CPU ms a process has used, all threads (from /proc). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /**

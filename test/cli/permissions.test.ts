@@ -2,11 +2,11 @@ import { chmod, lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readdirSync } from 'node:fs';
 import { migrationsDir } from '../../src/core/paths.js';
+import { migrationVersions } from '../../src/core/store/migrations.js';
 import { spawnServe } from '../helpers/cli.js';
 
-const MIGRATIONS = readdirSync(migrationsDir()).filter((file) => file.endsWith('.sql')).sort().map((file) => file.replace(/\.sql$/, ''));
+const MIGRATIONS = await migrationVersions(migrationsDir());
 
 // Issue 10 item 1: the embedded database, token and config are readable by this account only,
 // whether the data dir is new or was left world-readable by an older version.

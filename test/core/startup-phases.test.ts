@@ -1,4 +1,3 @@
-import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartupPhase } from '../../src/core/startup-phase.js';
 import { createSwitchboard } from '../../src/core/switchboard.js';
 import { migrationsDir } from '../../src/core/paths.js';
+import { migrationVersions } from '../../src/core/store/migrations.js';
 import { TEST_TOKEN, memoryLogger } from '../helpers/core.js';
 
-const MIGRATIONS = readdirSync(migrationsDir()).filter((file) => file.endsWith('.sql')).sort().map((file) => file.replace(/\.sql$/, ''));
+const MIGRATIONS = await migrationVersions(migrationsDir());
 
 // SwitchboardOptions.onStartupPhase, as the desktop uses it (embedded database in its worker
 // thread, on disk): each step once, in order, as it begins; the same lines go to the log.

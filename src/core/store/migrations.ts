@@ -9,25 +9,29 @@ import type { SqlClient } from './sql-client.js';
  */
 const MIGRATION_LOCK_KEY = 7_777_778;
 
+/** The migrations in `dir` (`NNNN_name`, without `.sql`), in the order they apply. */
+export async function migrationVersions(dir: string): Promise<string[]> {
+  return (await readdir(dir))
+    .filter((file) => /^\d+_.+\.sql$/.test(file))
+    .sort()
+    .map((file) => file.replace(/\.sql$/, ''));
+}
+
 export async function migrate(client: SqlClient, dir: string, onPending?: (versions: string[]) => void): Promise<string[]> {
-  const files = (await readdir(dir)).filter((file) => /^\d+_.+\.sql$/.test(file)).sort();
+  const versions = await migrationVersions(dir);
   return client.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     await tx.exec(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
     const done = new Set((await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).map((row) => row.version));
-    const pending = files.map((file) => file.replace(/\.sql$/, '')).filter((version) => !done.has(version));
+    const pending = versions.filter((version) => !done.has(version));
     // Said once, before the first one runs: on a large database a migration can take minutes.
     if (pending.length > 0) onPending?.(pending);
-    const applied: string[] = [];
-    for (const file of files) {
-      const version = file.replace(/\.sql$/, '');
-      if (done.has(version)) continue;
-      await tx.exec(await readFile(join(dir, file), 'utf8'));
+    for (const version of pending) {
+      await tx.exec(await readFile(join(dir, `${version}.sql`), 'utf8'));
       await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
-      applied.push(version);
     }
-    return applied;
+    return pending;
   });
 }
