@@ -5,6 +5,7 @@ import {
   searchWindowRows,
   wideSearchWindowRows,
   eventListSteps,
+  eventKeysAfterStep,
   firstEventAfterStep,
   nthNewestStep,
   providerSeenStep,
@@ -238,6 +239,13 @@ describe.each(backends)('query plans on $name', (backend) => {
       { after_id: 100, provider: 'p2', event_type: 'type.6' },
     ]) {
       expectIndexed(JSON.stringify(query), (await explain(firstEventAfterStep(query))).plan);
+    }
+  });
+
+  it('reads the stored keys for the journal redelivery filter in primary-key steps', async (context) => {
+    if (!available) return context.skip();
+    for (const after of [0, ROWS / 2, ROWS - 10]) {
+      expectIndexed(`keys after ${after}`, (await explain(eventKeysAfterStep(after, 500))).plan);
     }
   });
 
