@@ -101,7 +101,7 @@ export async function seed(dataDir, n = N) {
     for (let lo = 1; lo <= n; lo += CHUNK * 4) {
       await db.query(
         `INSERT INTO event_search (event_id, doc, event_type)
-         SELECT id, encode(substring(payload from 1 for 65536), 'escape'), event_type FROM events WHERE id BETWEEN $1 AND $2`,
+         SELECT id, lower(encode(substring(payload from 1 for 65536), 'escape')), event_type FROM events WHERE id BETWEEN $1 AND $2`,
         [lo, Math.min(n, lo + CHUNK * 4 - 1)],
       );
     }

@@ -119,7 +119,7 @@ async function seed(client, n) {
   const loaded = performance.now();
   // What the search indexer does in the background (store.indexSearchBatch), in one statement.
   await client.exec(`INSERT INTO event_search (event_id, doc, event_type)
-    SELECT id, encode(substring(payload from 1 for 65536), 'escape'), event_type FROM events;
+    SELECT id, lower(encode(substring(payload from 1 for 65536), 'escape')), event_type FROM events;
     UPDATE search_state SET indexed_id = (SELECT max(id) FROM events);`);
   for (const index of gin) await client.exec(index.indexdef);
   await client.exec('ANALYZE events; ANALYZE event_search;');

@@ -20,7 +20,7 @@ import type { StartupPhase } from './startup-phase.js';
 import type { Receiver } from './receiver/receiver.js';
 import type { ReplayEngine } from './replay/replay.js';
 import { EventJournal, type JournalOptions } from './journal/event-journal.js';
-import type { EventStore } from './store/event-store.js';
+import type { EventStore, SearchTuning } from './store/event-store.js';
 import { SearchIndexer } from './store/search-indexer.js';
 import { openPgliteInWorker } from './store/pglite-worker.js';
 import { embeddedDatabaseExists, openPglite, openPostgres, type SqlClient } from './store/sql-client.js';
@@ -59,6 +59,8 @@ export interface SwitchboardOptions {
   now?: () => number;
   /** Each step of start() as it begins (also logged): the desktop's start-up screen shows them. */
   onStartupPhase?: (phase: StartupPhase) => void;
+  /** Tests only: how searches read (EventStore SearchTuning), e.g. to make them run out of time. */
+  searchTuning?: SearchTuning;
 }
 
 /** The composition root: the only module that knows every part and every face (services.ts). */
@@ -178,7 +180,10 @@ export class Switchboard implements Services {
       const { EventStore, migrate, ReplayEngine, Forwarder, QueueManager, Receiver, ControlServer, setupApi, setupMcp } = loaded.value;
       this.sql = opened.value;
       await migrate(this.sql, defaultMigrationsDir(), (pending) => this.startupPhase('migrating', `migrating the database to the current schema (${pending.join(', ')})`));
-      this.eventStore = new EventStore(this.sql, { maxRejections: () => this.currentConfig.retention.max_rejections });
+      this.eventStore = new EventStore(this.sql, {
+        maxRejections: () => this.currentConfig.retention.max_rejections,
+        ...(options.searchTuning ? { search: options.searchTuning } : {}),
+      });
       let journal: EventJournal | null = null;
       let indexer: SearchIndexer | null = null;
       if (this.sql.kind === 'pglite' && options.journal !== false) {

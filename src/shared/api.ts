@@ -57,6 +57,8 @@ export type EventListItem = z.infer<typeof EventListItemSchema>;
 export const ListEventsOutputSchema = z.object({
   events: z.array(EventListItemSchema),
   next_cursor: z.string().optional(),
+  /** A search that ran out of time before filling the page: how far back it read (EventStore Page). */
+  searched_back_to: z.string().optional(),
 });
 
 export const GetEventInputSchema = z.strictObject({ id: z.number().int().positive() });

@@ -8,6 +8,7 @@ import { EventSummarySchema } from '../../src/shared/events.js';
 import { EventListItemSchema, GetEventOutputSchema, ImportEventsOutputSchema, ListProvidersOutputSchema, ListTestEventsOutputSchema, ReplayEventOutputSchema } from '../../src/shared/api.js';
 import { ExportedEventSchema } from '../../src/shared/export.js';
 import { BIN, runCli, spawnServe, waitForOutput, type Serve } from '../helpers/cli.js';
+import { startTestSwitchboard, TEST_TOKEN } from '../helpers/core.js';
 import { startConsumer, type Consumer } from '../core/replay/consumer.js';
 import { spawn } from 'node:child_process';
 
@@ -375,5 +376,29 @@ describe('export and import', () => {
     const run = await cli('import', join(dir, 'missing.ndjson'));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/missing\.ndjson: ENOENT/);
+  });
+});
+
+describe('events --search that runs out of time', () => {
+  it('goes on from where each short answer stopped until the page is full or every event was searched', async () => {
+    // Every answer is one 3-row slice, as a phrase the index cannot narrow down gets at a million events.
+    const t = await startTestSwitchboard({ providers: [{ name: 'homelab', kind: 'open' }] }, { searchTuning: { windowRows: 3, budgetMs: 0, indexMaxCandidates: 0 } });
+    try {
+      const needles: number[] = [];
+      for (let n = 0; n < 12; n++) {
+        const answer = await t.deliver('/webhooks/homelab', JSON.stringify({ type: 'tick', n, ...(n < 2 ? { note: 'NEEDLE-77' } : {}) }), { 'content-type': 'application/json' });
+        if (n < 2) needles.push(answer.json.id as number);
+      }
+      const events = (...args: string[]) =>
+        runCli(['events', '--json', '--control-url', t.sb.url.control, '--data-dir', join(dir, 'elsewhere'), ...args], { SWITCHBOARD_TOKEN: TEST_TOKEN });
+      const ids = (run: { stdout: string }) => run.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line).id as number);
+      expect(ids(await events('--search', 'needle-77'))).toEqual(needles);
+      expect(ids(await events('--search', 'needle-77', '--limit', '1'))).toEqual([needles[1]]);
+      const none = await events('--search', 'no-such-thing');
+      expect(none.code).toBe(0);
+      expect(ids(none)).toEqual([]);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -103,10 +103,11 @@ describe.each(backends)('the Events list on $name', (backend) => {
     expect(await plan(statements.find((statement) => statement.sql.includes('LIKE'))!)).toContain('events_type_received_idx');
   });
 
-  it('finds a frequent word the first window did not fill the page with through a wider window, exactly', async (context) => {
+  it('walks window after window for a search the index would not narrow down, exactly, and stops on time with a cursor', async (context) => {
     if (!available) return context.skip();
-    // 3,000 events, one in 25 holding the word: the first window (200 newest) finds ~8, not the
-    // page of 50; the wider window must give exactly the newest 50 holding it, in order.
+    // 3,000 events, one in 25 holding the word: the first window (1,000 newest) finds 40, not
+    // the page of 50. A store told the index never narrows (as for a phrase of words that are in
+    // every event of a million) walks on: exactly the newest 50 holding it, in order.
     await client.query(
       `INSERT INTO events (provider, family, event_type, trust_mode, verified, headers, payload, payload_size, received_at)
        SELECT 'freq', 'webhook', 'freq.event', 'open', false, '{}'::jsonb,
@@ -114,24 +115,46 @@ describe.each(backends)('the Events list on $name', (backend) => {
               now() - interval '1 hour' + g * interval '1 millisecond'
        FROM generate_series(1, 3000) AS g`,
     );
-    statements.length = 0;
-    const page = await store.listEvents({ provider: 'freq', search: 'marmoset', limit: 50 });
     const wanted = (await client.query<{ id: number | string }>(
-      `SELECT id FROM events WHERE provider = 'freq' AND convert_from(payload, 'UTF8') ILIKE '%marmoset%' ORDER BY received_at DESC, id DESC LIMIT 50`,
+      `SELECT id FROM events WHERE provider = 'freq' AND convert_from(payload, 'UTF8') ILIKE '%marmoset%' ORDER BY received_at DESC, id DESC`,
     )).map((row) => Number(row.id));
-    expect(page.items.map((event) => event.id)).toEqual(wanted);
-    expect(page.next_cursor).toBeDefined();
-    // Three statements: the first window, the wider one that filled the page — no trigram step.
-    const windows = statements.filter((statement) => statement.sql.includes('LIMIT') && statement.sql.includes('AS events'));
-    expect(windows).toHaveLength(2);
+    expect(wanted).toHaveLength(120);
+    const walking = new EventStore(recording(client, statements), { search: { indexMaxCandidates: 0 } });
+    statements.length = 0;
+    const page = await walking.listEvents({ provider: 'freq', search: 'MARMOSET', limit: 50 });
+    expect(page.items.map((event) => event.id)).toEqual(wanted.slice(0, 50));
+    expect(page.searched_back_to).toBeUndefined();
+    // Two windows, no trigram step (which runs in a transaction for its planner settings).
+    expect(statements.filter((statement) => statement.sql.includes('WITH win AS'))).toHaveLength(2);
     expect(statements.some((statement) => statement.sql === 'TRANSACTION')).toBe(false);
-    // And the next page continues exactly.
-    const next = await store.listEvents({ provider: 'freq', search: 'marmoset', limit: 50, cursor: page.next_cursor });
-    expect(next.items.map((event) => event.id)).toEqual(
-      (await client.query<{ id: number | string }>(
-        `SELECT id FROM events WHERE provider = 'freq' AND convert_from(payload, 'UTF8') ILIKE '%marmoset%' ORDER BY received_at DESC, id DESC OFFSET 50 LIMIT 50`,
-      )).map((row) => Number(row.id)),
-    );
+    const next = await walking.listEvents({ provider: 'freq', search: 'marmoset', limit: 50, cursor: page.next_cursor });
+    expect(next.items.map((event) => event.id)).toEqual(wanted.slice(50, 100));
+
+    // Out of time after every window: each answer is what one window found, with where it
+    // stopped; following the cursors gives exactly every match, newest first, and then stops.
+    const hurried = new EventStore(client, { search: { indexMaxCandidates: 0, budgetMs: 0 } });
+    const found: number[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const short = await hurried.listEvents({ provider: 'freq', search: 'marmoset', limit: 50, ...(cursor ? { cursor } : {}) });
+      pages++;
+      found.push(...short.items.map((event) => event.id));
+      if (short.searched_back_to !== undefined) {
+        expect(short.items.length).toBeLessThanOrEqual(50);
+        expect(short.next_cursor).toBeDefined();
+        for (const event of short.items) expect(event.received_at >= short.searched_back_to).toBe(true);
+      }
+      cursor = short.next_cursor;
+    } while (cursor && pages < 20);
+    expect(found).toEqual(wanted);
+    expect(pages).toBeGreaterThan(2);
+
+    // A phrase no event holds, out of time: an empty page that says how far it searched.
+    const none = await hurried.listEvents({ provider: 'freq', search: '"n":1 marmoset', limit: 50 });
+    expect(none.items).toEqual([]);
+    expect(none.searched_back_to).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(none.next_cursor).toBeDefined();
   });
 
   it('gives each listed event its last replay, looked up by replays_event_idx', async (context) => {

@@ -33,13 +33,38 @@ export function eventsCommand(): Command {
     const client = await connect(flags);
     const print = printer(flags.json === true);
     if (!flags.follow) {
-      const page = await client.call('listEvents', { ...filtersOf(flags), limit: flags.limit });
-      print(page.events.reverse(), true);
+      print((await latest(client, flags)).reverse(), true);
       return;
     }
     await follow(client, flags, print);
   });
 }
+
+/**
+ * The newest `--limit` matching events. A search that runs out of time answers a short page with
+ * how far back it read (`searched_back_to`); this goes on from there until the page is full or
+ * every event was searched, saying how far it got on a terminal.
+ */
+async function latest(client: ControlClient, flags: EventsFlags): Promise<EventSummary[]> {
+  const events: EventSummary[] = [];
+  let cursor: string | undefined;
+  let progress = false;
+  for (;;) {
+    const page = await client.call('listEvents', { ...filtersOf(flags), limit: flags.limit - events.length, ...(cursor ? { cursor } : {}) });
+    events.push(...page.events);
+    if (!page.searched_back_to || !page.next_cursor || events.length >= flags.limit) break;
+    if (process.stderr.isTTY) {
+      process.stderr.write(`\rsearching… back to ${localTime(page.searched_back_to)}\x1b[K`);
+      progress = true;
+    }
+    cursor = page.next_cursor;
+  }
+  if (progress) process.stderr.write('\r\x1b[K');
+  return events;
+}
+
+/** Leeway for the clocks of the CLI and the switchboard (both on this machine) in follow's pulls. */
+const CLOCK_LEEWAY_MS = 5_000;
 
 const HEADER = ['ID', 'TIME', 'PROVIDER', 'TYPE', 'TRUST', 'SIZE'];
 
@@ -77,6 +102,8 @@ function printer(json: boolean): (events: EventSummary[], first: boolean) => voi
 
 async function follow(client: ControlClient, flags: EventsFlags, print: (events: EventSummary[], first: boolean) => void): Promise<void> {
   let lastId = 0;
+  /** When the last listing began: every event it did not see was received after that. */
+  let listedAt = 0;
   let pulling = false;
   let again = false;
   let failed: unknown;
@@ -94,6 +121,8 @@ async function follow(client: ControlClient, flags: EventsFlags, print: (events:
         again = false;
         const fresh: EventSummary[] = [];
         let cursor: string | undefined;
+        const floor = new Date(listedAt - CLOCK_LEEWAY_MS).toISOString();
+        listedAt = Date.now();
         pages: for (;;) {
           const page = await client.call('listEvents', { ...filtersOf(flags), limit: EVENTS_PAGE_MAX, ...(cursor ? { cursor } : {}) });
           for (const event of page.events) {
@@ -101,6 +130,8 @@ async function follow(client: ControlClient, flags: EventsFlags, print: (events:
             fresh.push(event);
           }
           if (!page.next_cursor) break;
+          // A search that ran out of time past what the last listing saw has nothing newer to find.
+          if (page.searched_back_to && page.searched_back_to < floor) break;
           cursor = page.next_cursor;
         }
         if (fresh.length > 0) {
@@ -123,9 +154,10 @@ async function follow(client: ControlClient, flags: EventsFlags, print: (events:
     // Rings before the first page is printed are covered by the pull right after it.
     if (message.type === 'event' && ready) void pull();
   }, controller.signal);
-  const first = await client.call('listEvents', { ...filtersOf(flags), limit: flags.limit });
-  lastId = Math.max(0, ...first.events.map((event) => event.id));
-  print(first.events.reverse(), true);
+  listedAt = Date.now();
+  const first = await latest(client, flags);
+  lastId = Math.max(0, ...first.map((event) => event.id));
+  print(first.reverse(), true);
   ready = true;
   process.stderr.write(`following new events on ${client.where} (Ctrl-C to stop)\n`);
   void pull();

@@ -63,7 +63,11 @@ function implement(sb: Services): Implementation {
       // The list marks events whose last replay or forward failed.
       const last = await sb.store.lastReplays(page.items.map((event) => event.id));
       const events = page.items.map((event) => ({ ...event, last_replay: last.get(event.id) ?? null }));
-      return { events, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+      return {
+        events,
+        ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
+        ...(page.searched_back_to ? { searched_back_to: page.searched_back_to } : {}),
+      };
     },
 
     async getEvent({ id }) {

@@ -142,6 +142,12 @@ export interface ImportedEvent extends Omit<NewEvent, 'origin'> {
 export interface Page<T> {
   items: T[];
   next_cursor?: string;
+  /**
+   * Only on a search that ran out of time (SEARCH_BUDGET_MS) before it filled the page: the
+   * received_at of the oldest event it read. Every event newer than that was searched; older
+   * ones were not yet, and next_cursor continues there.
+   */
+  searched_back_to?: string;
 }
 
 export interface RetentionPolicy {
@@ -177,27 +183,32 @@ const rejectionTrimEvery = (cap: number) => Math.max(1, Math.min(REJECTION_TRIM_
  */
 export const SEARCH_PAYLOAD_BYTES = 64 * 1024;
 /**
- * A search first reads the newest rows that pass the other filters — a few pages' worth, at least
- * SEARCH_WINDOW_MIN_ROWS — where a common word fills the page; otherwise it goes through the
- * trigram indexes (rare and absent words). Matching a payload costs ~0.1 ms a row in PGlite
- * (encode + ILIKE over the text), so the window stays small: it is paid in full by rare words.
+ * How a search reads (listEvents, docs/benchmarks.md "Search at a million events"):
+ *
+ * 1. A first window: the newest rows that pass the other filters, matched against their search
+ *    text one by one (~3 µs a row). A common word fills the page here.
+ * 2. If not: the trigram index of event_search, when the first window says it narrows the search
+ *    down — few of the newest rows hold every word of the search (rare and absent words, ids).
+ *    Each candidate the index gives costs a read, so a search whose words are in most events
+ *    (a phrase of common words) would read them all: at a million events, seconds.
+ * 3. Otherwise the walk: more windows, each continuing where the last stopped, until the page
+ *    is full, the events run out, or SEARCH_BUDGET_MS is spent. A walk that runs out of time
+ *    answers what it found with a cursor to continue from where it stopped (`searched_back_to`):
+ *    every answer comes in milliseconds and stays exact, newest first.
  */
-export const SEARCH_WINDOW_MIN_ROWS = 200;
-export const searchWindowRows = (limit: number) => Math.max(SEARCH_WINDOW_MIN_ROWS, 3 * (limit + 1));
-/**
- * A word the first window found a few times but not often enough to fill the page is frequent
- * enough that reading a wider window of the newest rows beats the trigram index, whose every
- * candidate costs a read (a word in 1 event in 39 has ~26,000 at a million events): up to this
- * many rows, sized from how often the first window found it.
- */
-export const SEARCH_WIDE_WINDOW_MAX_ROWS = 6_000;
-
-/** The wider window for a word found `found` times in the first `window` rows, or null to go to the index. */
-export function wideSearchWindowRows(limit: number, found: number, window: number): number | null {
-  if (found === 0) return null; // rare or absent: the trigram index answers those quickly
-  const rows = Math.ceil(((limit + 1) / found) * window * 1.5);
-  return rows <= SEARCH_WIDE_WINDOW_MAX_ROWS ? rows : null;
-}
+export const SEARCH_WINDOW_MIN_ROWS = 1_000;
+export const searchWindowRows = (limit: number) => Math.max(SEARCH_WINDOW_MIN_ROWS, 4 * (limit + 1));
+/** A search's time, all its statements together, before a walk stops and answers what it found. */
+export const SEARCH_BUDGET_MS = 100;
+/** The index is used while it should give fewer candidates than this (~3 µs each). */
+export const SEARCH_INDEX_MAX_CANDIDATES = 20_000;
+/** An event the search indexer has not reached costs the index step about this many candidates' time. */
+const SEARCH_TAIL_ROW_COST = 8;
+/** A walk's windows: at least this many rows (a statement's overhead), at most the other. */
+export const SEARCH_WALK_MIN_ROWS = 1_000;
+export const SEARCH_WALK_MAX_ROWS = 50_000;
+/** The words (letters and digits, 3 or more) of a search whose presence the first window counts. */
+const SEARCH_WORDS_COUNTED = 8;
 export const MAX_SEARCH_CHARS = 1_000;
 export const DEFAULT_MAX_REJECTIONS = 50_000;
 /** NOTIFY channel on which instances sharing a PostgreSQL event log announce new events. */
@@ -214,11 +225,12 @@ const SUMMARY_COLUMNS = `events.id, events.provider, events.family, events.event
 const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, events.verify_detail, events.content_type, events.source_ip, events.headers, events.payload`;
 const NEWEST_FIRST = 'ORDER BY events.received_at DESC, events.id DESC';
 /**
- * The text a search matches in a payload: event_search.doc holds exactly this (migrations/0005).
- * encode(…, 'escape') never fails, whatever the bytes.
+ * The text a search matches in a payload, as event_search.doc holds it (migrations/0005, 0006):
+ * the first SEARCH_PAYLOAD_BYTES through encode(…, 'escape') — which never fails, whatever the
+ * bytes — lowercased, so a search is a plain LIKE of a lowercased pattern. (ILIKE lowercases
+ * every row's text again on each search: ~20 µs a row against ~1 µs.)
  */
-const payloadText = (table: string) => `encode(substring(${table}.payload from 1 for ${SEARCH_PAYLOAD_BYTES}), 'escape')`;
-const PAYLOAD_TEXT = payloadText('events');
+const searchDoc = (table: string) => `lower(encode(substring(${table}.payload from 1 for ${SEARCH_PAYLOAD_BYTES}), 'escape'))`;
 
 const EVENT_INSERT_COLUMNS = [
   'provider',
@@ -290,7 +302,11 @@ export class EventStore implements JournalTarget {
   /** `maxRejections` is read at each trim, so a config reload applies without a restart. */
   constructor(
     private readonly db: SqlClient,
-    private readonly options: { maxRejections?: () => number } = {},
+    private readonly options: {
+      maxRejections?: () => number;
+      /** Tests only: how a search reads (SEARCH_BUDGET_MS, SEARCH_INDEX_MAX_CANDIDATES, searchWindowRows). */
+      search?: SearchTuning;
+    } = {},
   ) {}
 
   private rejectionCap(): number {
@@ -387,7 +403,7 @@ export class EventStore implements JournalTarget {
          ON CONFLICT (provider, external_id) WHERE external_id IS NOT NULL DO NOTHING
          RETURNING *
        ), indexed AS (
-         INSERT INTO event_search (event_id, doc, event_type) SELECT ins.id, ${payloadText('ins')}, ins.event_type FROM ins ON CONFLICT DO NOTHING
+         INSERT INTO event_search (event_id, doc, event_type) SELECT ins.id, ${searchDoc('ins')}, ins.event_type FROM ins ON CONFLICT DO NOTHING
        )
        SELECT ${SUMMARY_COLUMNS.replaceAll('events.', 'ins.')} FROM ins ORDER BY ins.id`,
       params,
@@ -503,7 +519,7 @@ export class EventStore implements JournalTarget {
   async indexSearchBatch(limit = SEARCH_INDEX_BATCH_ROWS): Promise<{ indexed: number; indexedId: number }> {
     const rows = await this.db.query<{ n: number | string; mark: number | string | null }>(
       `WITH src AS (
-         SELECT events.id, ${PAYLOAD_TEXT} AS doc, events.event_type FROM events
+         SELECT events.id, ${searchDoc('events')} AS doc, events.event_type FROM events
          WHERE events.id > (SELECT search_state.indexed_id FROM search_state) ORDER BY events.id LIMIT $1
        ), ins AS (
          INSERT INTO event_search (event_id, doc, event_type) SELECT src.id, src.doc, src.event_type FROM src ON CONFLICT DO NOTHING
@@ -544,19 +560,57 @@ export class EventStore implements JournalTarget {
 
   /**
    * Newest first, keyset-paginated on (received_at, id). Never OFFSET, never count(*). A search
-   * runs up to two statements (eventListSteps); the first that fills the page answers.
+   * reads as SEARCH_BUDGET_MS's comment says: a first window, then the index or a timed walk.
    */
   async listEvents(query: EventQuery): Promise<Page<EventSummary>> {
-    const steps = eventListSteps(query);
-    await this.caughtUp();
-    let rows = await this.run<SummaryRow>(steps[0]!);
-    if (steps.length > 1 && rows.length <= query.limit) {
-      // A search the first window did not fill: a wider window when the word is frequent, then the index.
-      const wide = wideSearchWindowRows(query.limit, rows.length, searchWindowRows(query.limit));
-      if (wide !== null) rows = await this.run<SummaryRow>(eventListSteps(query, wide)[0]!);
-      if (rows.length <= query.limit) rows = await this.run<SummaryRow>(steps[1]!);
+    if (query.search === undefined || query.search === '') {
+      const step = eventListStep(query);
+      await this.caughtUp();
+      return paginate((await this.run<SummaryRow>(step)).map(toSummary), query.limit);
     }
-    return paginate(rows.map(toSummary), query.limit);
+    searchPatterns(query.search); // refused before waiting for anything
+    await this.caughtUp();
+    const started = performance.now();
+    const tuning = this.options.search;
+    const firstRows = tuning?.windowRows ?? searchWindowRows(query.limit);
+    const first = await this.searchWindow(query, firstRows);
+    const hits = first.hits;
+    if (hits.length > query.limit || first.scanned < firstRows) return paginate(hits, query.limit);
+    if (searchUsesIndex(first, tuning?.indexMaxCandidates)) return paginate((await this.run<SummaryRow>(searchIndexStep(query))).map(toSummary), query.limit);
+    // The walk: windows sized from the rows per ms read so far, until the page fills or time runs out.
+    let edge = first.edge;
+    let scanned = first.scanned;
+    for (;;) {
+      const elapsed = performance.now() - started;
+      const remaining = (tuning?.budgetMs ?? SEARCH_BUDGET_MS) - elapsed;
+      if (remaining <= 0 || !edge) break;
+      const rate = scanned / Math.max(elapsed, 1);
+      const rows = tuning?.windowRows ?? Math.min(SEARCH_WALK_MAX_ROWS, Math.max(SEARCH_WALK_MIN_ROWS, Math.floor(rate * remaining)));
+      const window = await this.searchWindow(query, rows, edge);
+      hits.push(...window.hits);
+      if (hits.length > query.limit || window.scanned < rows) return paginate(hits, query.limit);
+      edge = window.edge;
+      scanned += window.scanned;
+    }
+    if (!edge) return paginate(hits, query.limit);
+    return { items: hits, next_cursor: encodeCursor(edge), searched_back_to: edge.received_at };
+  }
+
+  private async searchWindow(
+    query: EventQuery,
+    rows: number,
+    from?: Cursor,
+  ): Promise<{ hits: EventSummary[]; scanned: number; near: number; total: number; unindexed: number; edge: Cursor | null }> {
+    const result = await this.run<SearchWindowRow>(searchWindowStep(query, rows, from));
+    const stats = result[0];
+    return {
+      hits: result.filter((row) => row.id !== null).map(toSummary),
+      scanned: Number(stats?.scanned ?? 0),
+      near: Number(stats?.near ?? 0),
+      total: Number(stats?.total ?? 0),
+      unindexed: Number(stats?.unindexed ?? 0),
+      edge: stats?.edge_received_at && stats.edge_id !== null ? { received_at: stats.edge_received_at, id: Number(stats.edge_id) } : null,
+    };
   }
 
   private run<Row>(step: SqlStep): Promise<Row[]> {
@@ -870,7 +924,7 @@ export class EventStore implements JournalTarget {
        ON CONFLICT (provider, external_id) WHERE external_id IS NOT NULL DO NOTHING
        RETURNING id, payload, event_type
        ), indexed AS (
-         INSERT INTO event_search (event_id, doc, event_type) SELECT ins.id, ${payloadText('ins')}, ins.event_type FROM ins ON CONFLICT DO NOTHING
+         INSERT INTO event_search (event_id, doc, event_type) SELECT ins.id, ${searchDoc('ins')}, ins.event_type FROM ins ON CONFLICT DO NOTHING
        )
        SELECT id FROM ins`,
       params,
@@ -997,83 +1051,162 @@ function addEventFilters(
   if (filter.until !== undefined) c.add((p) => `events.received_at < ${p}::timestamptz`, parseTimeFilter('until', filter.until));
 }
 
-/** A search as one predicate (patterns from searchPatterns, which refuses unindexable text). */
+/**
+ * A search as one predicate on `events` (the export's, which reads every event anyway): the
+ * search text event_search holds, or for an event the indexer has not reached, the same text
+ * computed from its payload.
+ */
 function searchMatch(c: Conditions, search: string): string {
   const { payload, eventType } = searchPatterns(search);
-  return `(${PAYLOAD_TEXT} ILIKE ${c.param(payload)} OR events.event_type ILIKE ${c.param(eventType)})`;
+  const text = `COALESCE((SELECT event_search.doc FROM event_search WHERE event_search.event_id = events.id), ${searchDoc('events')})`;
+  return `(${text} LIKE ${c.param(payload)} OR events.event_type ILIKE ${c.param(eventType)})`;
 }
 
-/**
- * The statements listEvents sends, in order. Every filter the API and MCP accept has an index
- * (migrations/0001–0003; test/core/store-plans.test.ts EXPLAINs each combination).
- *
- * A search is two statements: the newest `windowRows` rows that pass the other filters (a
- * bounded index walk; a common word fills the page there — listEvents may run it again with a
- * wider window, wideSearchWindowRows), then the trigram indexes — with plain index scans
- * disabled, so the planner cannot walk every row in received_at order looking for a rare word.
- */
-export function eventListSteps(query: EventQuery, windowRows = searchWindowRows(query.limit)): SqlStep[] {
+/** The list's filters, after_id and cursor included (a search walk's `from` replaces the cursor). */
+function listConditions(query: EventQuery, from?: Cursor): Conditions {
   const c = new Conditions();
   addEventFilters(c, { ...query, since: query.since_time, until: query.until_time });
   if (query.after_id !== undefined) c.add((p) => `events.id > ${p}`, query.after_id);
-  if (query.cursor !== undefined) addCursor(c, 'events', 'received_at', query.cursor);
-  if (query.search === undefined || query.search === '') {
-    const limit = c.param(query.limit + 1);
-    return [{ sql: `SELECT ${SUMMARY_COLUMNS} FROM events ${c.sql()} ${NEWEST_FIRST} LIMIT ${limit}`, params: c.params }];
-  }
-  const filtered = c.sql();
-  const { payload, eventType } = searchPatterns(query.search);
-  const payloadLike = c.param(payload);
-  const typeLike = c.param(eventType);
-  const limit = c.param(query.limit + 1);
-  const indexedParams = [...c.params];
-  const window = c.param(windowRows);
-  const match = `(${PAYLOAD_TEXT} ILIKE ${payloadLike} OR events.event_type ILIKE ${typeLike})`;
-  // The candidates: the trigram index of the search text (event_search), the events the search
-  // indexer has not reached yet (read directly; a short tail while it keeps up), and event types.
-  const candidates = `SELECT event_search.event_id FROM event_search WHERE event_search.doc ILIKE ${payloadLike}
-    UNION ALL SELECT event_search.event_id FROM event_search WHERE event_search.event_type ILIKE ${typeLike}
-    UNION ALL SELECT tail.id FROM events AS tail
-      WHERE tail.id > (SELECT search_state.indexed_id FROM search_state)
-        AND (${payloadText('tail')} ILIKE ${payloadLike} OR tail.event_type ILIKE ${typeLike})`;
-  return [
-    {
-      sql: `SELECT ${SUMMARY_COLUMNS}
-            FROM (SELECT * FROM events ${filtered} ${NEWEST_FIRST} LIMIT ${window}) AS events
-            WHERE ${match} ${NEWEST_FIRST} LIMIT ${limit}`,
-      params: c.params,
-    },
-    {
-      sql: `SELECT ${SUMMARY_COLUMNS} FROM events
-            WHERE events.id = ANY(ARRAY(${candidates}))${filtered ? ` AND ${filtered.slice('WHERE '.length)}` : ''}
-            ${NEWEST_FIRST} LIMIT ${limit}`,
-      params: indexedParams,
-      settings: ['enable_seqscan = off', 'enable_indexscan = off', 'enable_indexonlyscan = off'],
-    },
-  ];
+  if (from) c.where.push(`(events.received_at, events.id) < (${c.param(from.received_at)}::timestamptz, ${c.param(from.id)})`);
+  else if (query.cursor !== undefined) addCursor(c, 'events', 'received_at', query.cursor);
+  return c;
 }
 
 /**
- * LIKE patterns for a search: the payload side is matched against encode(payload, 'escape')
- * (bytes ≥ 0x80 and NUL as \ooo, backslash doubled), so the search is escaped the same way and
- * non-ASCII text matches byte for byte; ASCII letters match case-insensitively.
+ * The list without a search: one statement. Every filter the API and MCP accept has an index
+ * (migrations/0001–0003; test/core/store-plans.test.ts EXPLAINs each combination).
+ */
+export function eventListStep(query: EventQuery): SqlStep {
+  const c = listConditions(query);
+  const limit = c.param(query.limit + 1);
+  return { sql: `SELECT ${SUMMARY_COLUMNS} FROM events ${c.sql()} ${NEWEST_FIRST} LIMIT ${limit}`, params: c.params };
+}
+
+/** Tests only: a search's time budget, index threshold and window size in rows (every window). */
+export interface SearchTuning {
+  budgetMs?: number;
+  indexMaxCandidates?: number;
+  windowRows?: number;
+}
+
+/** What one search window read (searchWindowStep). */
+export interface SearchWindowRow extends SummaryRow {
+  /** Rows read, rows holding every counted word of the search, the oldest row read. */
+  scanned: number | string;
+  near: number | string;
+  edge_received_at: string | null;
+  edge_id: number | string | null;
+  /** Events in the table (from the primary key's ends) and those the search indexer has not reached. */
+  total: number | string | null;
+  unindexed: number | string | null;
+}
+
+/**
+ * One window of a search (steps 1 and 3 in SEARCH_BUDGET_MS's comment): the newest `rows` rows
+ * that pass the other filters — after `from` when a walk continues — each matched against its
+ * search text. Answers the matches (at most limit + 1, newest first) and, on every row, what the
+ * window read; with no match, one row of that alone (its event columns null).
+ */
+export function searchWindowStep(query: EventQuery, rows: number, from?: Cursor): SqlStep {
+  const c = listConditions(query, from);
+  const { payload, eventType, words } = searchPatterns(query.search ?? '');
+  const filtered = c.sql();
+  const payloadLike = c.param(payload);
+  const typeLike = c.param(eventType);
+  const near = words.map((word) => `text.doc LIKE ${c.param(word)}`).join(' AND ');
+  const limit = c.param(query.limit + 1);
+  const windowRows = c.param(rows);
+  return {
+    sql: `WITH win AS MATERIALIZED (
+            SELECT events.id, events.received_at, events.event_type FROM events ${filtered} ${NEWEST_FIRST} LIMIT ${windowRows}
+          ), seen AS MATERIALIZED (
+            SELECT win.id, win.received_at, (text.doc LIKE ${payloadLike} OR win.event_type ILIKE ${typeLike}) AS hit, (${near}) AS near
+            FROM win LEFT JOIN event_search ON event_search.event_id = win.id
+            CROSS JOIN LATERAL (SELECT COALESCE(event_search.doc, (SELECT ${searchDoc('unindexed')} FROM events AS unindexed WHERE unindexed.id = win.id)) AS doc) AS text
+          ), edge AS (
+            SELECT min(win.received_at) AS received_at FROM win
+          ), stats AS (
+            SELECT count(*) AS scanned, count(*) FILTER (WHERE seen.near) AS near FROM seen
+          )
+          SELECT stats.scanned, stats.near, ${iso('edge.received_at')} AS edge_received_at,
+                 (SELECT min(win.id) FROM win WHERE win.received_at = edge.received_at) AS edge_id,
+                 (SELECT max(all_events.id) - min(all_events.id) + 1 FROM events AS all_events) AS total,
+                 GREATEST(0, (SELECT max(all_events.id) FROM events AS all_events) - (SELECT search_state.indexed_id FROM search_state)) AS unindexed,
+                 hits.*
+          FROM stats CROSS JOIN edge LEFT JOIN LATERAL (
+            SELECT ${SUMMARY_COLUMNS}, events.received_at AS sort_at FROM events
+            WHERE events.id = ANY(ARRAY(SELECT seen.id FROM seen WHERE seen.hit ORDER BY seen.received_at DESC, seen.id DESC LIMIT ${limit}))
+          ) AS hits ON true
+          ORDER BY hits.sort_at DESC, hits.id DESC`,
+    params: c.params,
+  };
+}
+
+/**
+ * A search's step 2: the candidates of the trigram index of the search text (event_search), the
+ * events the search indexer has not reached yet (read directly; a short tail while it keeps up)
+ * and event types — with plain index scans disabled, so the planner cannot walk every row in
+ * received_at order looking for a rare word.
+ */
+export function searchIndexStep(query: EventQuery): SqlStep {
+  const c = listConditions(query);
+  const filtered = c.sql();
+  const { payload, eventType } = searchPatterns(query.search ?? '');
+  const payloadLike = c.param(payload);
+  const typeLike = c.param(eventType);
+  const limit = c.param(query.limit + 1);
+  const candidates = `SELECT event_search.event_id FROM event_search WHERE event_search.doc LIKE ${payloadLike}
+    UNION ALL SELECT event_search.event_id FROM event_search WHERE event_search.event_type ILIKE ${typeLike}
+    UNION ALL SELECT tail.id FROM events AS tail
+      WHERE tail.id > (SELECT search_state.indexed_id FROM search_state)
+        AND (${searchDoc('tail')} LIKE ${payloadLike} OR tail.event_type ILIKE ${typeLike})`;
+  return {
+    sql: `SELECT ${SUMMARY_COLUMNS} FROM events
+          WHERE events.id = ANY(ARRAY(${candidates}))${filtered ? ` AND ${filtered.slice('WHERE '.length)}` : ''}
+          ${NEWEST_FIRST} LIMIT ${limit}`,
+    params: c.params,
+    settings: ['enable_seqscan = off', 'enable_indexscan = off', 'enable_indexonlyscan = off'],
+  };
+}
+
+/**
+ * Whether a search goes to the index (step 2) after a first window that did not fill the page:
+ * when the index should give few candidates — estimated from how many of the window's rows hold
+ * every counted word, scaled to the table — and the unindexed tail is short.
+ */
+export function searchUsesIndex(
+  window: { scanned: number; near: number; total: number; unindexed: number },
+  maxCandidates = SEARCH_INDEX_MAX_CANDIDATES,
+): boolean {
+  const candidates = (window.scanned === 0 ? 0 : (window.near / window.scanned) * window.total) + window.unindexed * SEARCH_TAIL_ROW_COST;
+  return candidates < maxCandidates;
+}
+
+/**
+ * LIKE patterns for a search, lowercased as event_search.doc is (searchDoc): the payload side is
+ * matched against encode(payload, 'escape') (bytes ≥ 0x80 and NUL as \ooo, backslash doubled),
+ * so the search is escaped the same way and non-ASCII text matches byte for byte; ASCII letters
+ * match case-insensitively. `words`: the longest few distinct runs of 3+ letters or digits, as
+ * patterns, for the first window's estimate of how much the index narrows the search down.
  *
  * A search without 3 letters or digits in a row gives the trigram index nothing to look up: it
  * would read every event, so it is refused rather than answered slowly.
  */
-export function searchPatterns(search: string): { payload: string; eventType: string } {
+export function searchPatterns(search: string): { payload: string; eventType: string; words: string[] } {
   if (search.length > MAX_SEARCH_CHARS) {
     throw new SwitchboardError('invalid_argument', `search is at most ${MAX_SEARCH_CHARS} characters (got ${search.length})`);
   }
-  const escaped = escapeBytes(search);
-  if (!/[A-Za-z0-9]{3}/.test(escaped)) {
+  const escaped = escapeBytes(search).toLowerCase();
+  const runs = [...new Set(escaped.match(/[a-z0-9]{3,}/g) ?? [])];
+  if (runs.length === 0) {
     throw new SwitchboardError(
       'invalid_argument',
       `search needs at least 3 letters or digits in a row, e.g. a word or an id (${JSON.stringify(search)} would have to read every event)`,
     );
   }
   const like = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-  return { payload: like(escaped), eventType: like(search.replaceAll('\u0000', '')) };
+  const words = runs.sort((a, b) => b.length - a.length).slice(0, SEARCH_WORDS_COUNTED).map(like);
+  return { payload: like(escaped), eventType: like(search.replaceAll('\u0000', '')), words };
 }
 
 /** PostgreSQL's encode(bytes, 'escape') of the text's UTF-8 bytes. */

@@ -225,3 +225,31 @@ describe('list_rejections: why a webhook did not arrive', () => {
     expect(await agent.ok('list_rejections', { provider: 'homelab' })).toEqual({ rejections: [] });
   });
 });
+
+describe('list_webhook_events: a search that runs out of time', () => {
+  it('answers what it found with searched_back_to and a cursor that searches on, matching the published schema', async () => {
+    // Every answer is one 3-row slice, as a phrase the index cannot narrow down gets at a million events.
+    const tuned = await startTestSwitchboard({ providers: [{ name: 'homelab', kind: 'open' }] }, { searchTuning: { windowRows: 3, budgetMs: 0, indexMaxCandidates: 0 } });
+    const tunedAgent = await connectMcp(tuned);
+    try {
+      const ids: number[] = [];
+      for (let n = 0; n < 8; n++) ids.push((await tuned.deliver('/webhooks/homelab', JSON.stringify({ type: 'tick', n, note: n === 0 ? 'Otter-5' : 'x' }), { 'content-type': 'application/json' })).json.id);
+      type Page = { events: { id: number; received_at: string }[]; next_cursor?: string; searched_back_to?: string };
+      const first = await tunedAgent.ok<Page>('list_webhook_events', { search: 'otter-5', limit: 5 });
+      expect(first.events).toEqual([]);
+      expect(first.searched_back_to).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+      expect(first.next_cursor).toEqual(expect.any(String));
+      let page = first;
+      const found: number[] = [];
+      while (page.next_cursor) {
+        page = await tunedAgent.ok<Page>('list_webhook_events', { search: 'otter-5', limit: 5, cursor: page.next_cursor });
+        found.push(...page.events.map((event) => event.id));
+      }
+      expect(found).toEqual([ids[0]]);
+      expect(page.searched_back_to).toBeUndefined();
+    } finally {
+      await tunedAgent.close();
+      await tuned.close();
+    }
+  });
+});

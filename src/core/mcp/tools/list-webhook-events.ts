@@ -34,7 +34,14 @@ export const ListWebhookEventsInputSchema = z.strictObject({
 
 export const ListWebhookEventsOutputSchema = z.strictObject({
   events: z.array(EventSummarySchema).describe('newest first (received_at, then id, descending); fewer than limit when the page reached its size budget'),
-  next_cursor: z.string().optional().describe('present only when more events match; pass it as cursor for the next page'),
+  next_cursor: z.string().optional().describe('present only when more events may match; pass it as cursor for the next page'),
+  searched_back_to: z
+    .string()
+    .optional()
+    .describe(
+      'only on a search that ran out of its time budget (~100 ms) before filling the page: every event received after this time was searched, ' +
+        'older ones not yet — pass next_cursor to search on from here (events may be empty)',
+    ),
 });
 
 export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSchema, typeof ListWebhookEventsOutputSchema> = {
@@ -97,6 +104,10 @@ export function registerListWebhookEventsTool(server: ToolServer, deps: McpDeps)
       limit,
       cursor,
     }));
-    return { events: page.items, ...(page.next_cursor === undefined ? {} : { next_cursor: page.next_cursor }) };
+    return {
+      events: page.items,
+      ...(page.next_cursor === undefined ? {} : { next_cursor: page.next_cursor }),
+      ...(page.searched_back_to === undefined ? {} : { searched_back_to: page.searched_back_to }),
+    };
   });
 }

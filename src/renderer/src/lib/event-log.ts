@@ -21,6 +21,8 @@ export class EventLog {
   version = 0;
   nextCursor: string | undefined;
   complete = false;
+  /** Set while a search that ran out of time goes on page by page: how far back it has read. */
+  searchedBackTo: string | undefined;
 
   get length(): number {
     return this.head.length + this.tail.length;
@@ -74,8 +76,8 @@ export class EventLog {
     return added;
   }
 
-  /** The next page from the server, newest first. */
-  appendPage(events: readonly (EventSummary | EventListItem)[], nextCursor: string | undefined): void {
+  /** The next page from the server, newest first (a search's may be short, even empty: `searchedBackTo`). */
+  appendPage(events: readonly (EventSummary | EventListItem)[], nextCursor: string | undefined, searchedBackTo?: string): void {
     for (const event of events) {
       if (this.ids.has(event.id)) continue;
       this.noteLast(event);
@@ -84,6 +86,7 @@ export class EventLog {
     }
     this.nextCursor = nextCursor;
     this.complete = nextCursor === undefined;
+    this.searchedBackTo = searchedBackTo;
     this.changed();
   }
 
@@ -94,6 +97,7 @@ export class EventLog {
     this.lastReplays.clear();
     this.nextCursor = undefined;
     this.complete = false;
+    this.searchedBackTo = undefined;
     this.changed();
   }
 

@@ -62,7 +62,7 @@ export function EventsScreen() {
     try {
       const page = await client.listEvents({ ...filtersToQuery(filtersRef.current), ...(log.nextCursor ? { limit: PAGE_SIZE, cursor: log.nextCursor } : { limit: FIRST_PAGE_SIZE }) });
       if (mine !== generation.current) return;
-      log.appendPage(page.events, page.next_cursor);
+      log.appendPage(page.events, page.next_cursor, page.searched_back_to);
       setLoadError(null);
       setFirstPageLoaded(true);
     } catch (error) {
@@ -246,7 +246,8 @@ export function EventsScreen() {
   }, [log, log.version]); // log is mutable: its version says when it changed
 
   const filtered = hasFilters({ ...filters, search: searchText, event_type: typeText });
-  const empty = firstPageLoaded && log.length === 0;
+  // A search that reads on page by page (each answer is one time slice) is not empty until done.
+  const empty = firstPageLoaded && log.length === 0 && log.complete;
 
   return (
     <div className={`events-screen${openId !== null ? ' with-detail' : ''}`}>
@@ -446,7 +447,7 @@ function EventList({
           if (!event) {
             return (
               <div key={item.key} className="event-row loading-row" style={{ transform: `translateY(${item.start}px)` }} role="presentation">
-                {loadError ? 'Could not load more.' : 'Loading…'}
+                {loadError ? 'Could not load more.' : log.searchedBackTo ? `Searching older events… (searched back to ${formatListTime(log.searchedBackTo)})` : 'Loading…'}
               </div>
             );
           }
