@@ -210,7 +210,7 @@ describe.each(backends)('query plans on $name', (backend) => {
     since: [{ since_time: '2026-01-01T10:50:00Z' }, { since_time: '2026-01-01T00:05:00Z' }, { after_id: ROWS - 100 }, { after_id: 10 }],
     until: [{ until_time: '2026-01-01T00:20:00Z' }, { until_time: '2026-01-01T10:00:00Z' }],
     cursor: [{ cursor: encodeCursor(middle) }],
-    search: [{ search: 'delivered' }, { search: 'ZEBRACORN' }, { search: 'quuxfoo' }, { search: 'evt_12345' }, { search: 'for Ada order number' }],
+    search: [{ search: 'delivered' }, { search: 'ZEBRACORN' }, { search: 'quuxfoo' }, { search: 'evt_12345' }, { search: 'for Ada order number' }, { search: 'ord '.repeat(250) }],
   };
   const kinds = Object.keys(filters);
   // Every filter alone and every pair of filters, each with its common, rare and absent values.

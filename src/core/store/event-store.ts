@@ -186,29 +186,40 @@ export const SEARCH_PAYLOAD_BYTES = 64 * 1024;
  * How a search reads (listEvents, docs/benchmarks.md "Search at a million events"):
  *
  * 1. A first window: the newest rows that pass the other filters, matched against their search
- *    text one by one (~3 µs a row). A common word fills the page here.
+ *    text one by one (~10 µs a row at a million events). A common word fills the page here.
  * 2. If not: the trigram index of event_search, when the first window says it narrows the search
- *    down — few of the newest rows hold every word of the search (rare and absent words, ids).
- *    Each candidate the index gives costs a read, so a search whose words are in most events
- *    (a phrase of common words) would read them all: at a million events, seconds.
+ *    down — few of the newest rows hold all the search's trigrams (rare and absent words, ids).
+ *    Each candidate the index gives costs a read, so a search whose trigrams are in most events
+ *    (a phrase of common words, `aaaa…` among hex ids) would read them all: at a million
+ *    events, seconds.
  * 3. Otherwise the walk: more windows, each continuing where the last stopped, until the page
  *    is full, the events run out, or SEARCH_BUDGET_MS is spent. A walk that runs out of time
  *    answers what it found with a cursor to continue from where it stopped (`searched_back_to`):
  *    every answer comes in milliseconds and stays exact, newest first.
  */
-export const SEARCH_WINDOW_MIN_ROWS = 1_000;
-export const searchWindowRows = (limit: number) => Math.max(SEARCH_WINDOW_MIN_ROWS, 4 * (limit + 1));
-/** A search's time, all its statements together, before a walk stops and answers what it found. */
-export const SEARCH_BUDGET_MS = 100;
-/** The index is used while it should give fewer candidates than this (~3 µs each). */
-export const SEARCH_INDEX_MAX_CANDIDATES = 20_000;
+export const SEARCH_WINDOW_MIN_ROWS = 500;
+export const searchWindowRows = (limit: number) => Math.max(SEARCH_WINDOW_MIN_ROWS, 3 * (limit + 1));
+/**
+ * A search's time in the store, all its statements together, before a walk stops and answers
+ * what it found: with the answer's way out, a search is answered within ~100 ms.
+ */
+export const SEARCH_BUDGET_MS = 80;
+/**
+ * The index is used while it should give fewer candidates than this: each costs a read of its
+ * row (~14 µs at a million events), so ~80 ms at most.
+ */
+export const SEARCH_INDEX_MAX_CANDIDATES = 6_000;
 /** An event the search indexer has not reached costs the index step about this many candidates' time. */
-const SEARCH_TAIL_ROW_COST = 8;
+const SEARCH_TAIL_ROW_COST = 2;
 /** A walk's windows: at least this many rows (a statement's overhead), at most the other. */
-export const SEARCH_WALK_MIN_ROWS = 1_000;
+export const SEARCH_WALK_MIN_ROWS = 500;
 export const SEARCH_WALK_MAX_ROWS = 50_000;
-/** The words (letters and digits, 3 or more) of a search whose presence the first window counts. */
-const SEARCH_WORDS_COUNTED = 8;
+/**
+ * How many of a search's trigrams the first window looks for in each row to estimate what the
+ * index would give (each look is a LIKE over the row's text, ~1 µs): spread over the search, so a
+ * long one's distinctive parts are among them.
+ */
+const SEARCH_TRIGRAMS_COUNTED = 8;
 export const MAX_SEARCH_CHARS = 1_000;
 export const DEFAULT_MAX_REJECTIONS = 50_000;
 /** NOTIFY channel on which instances sharing a PostgreSQL event log announce new events. */
@@ -577,15 +588,17 @@ export class EventStore implements JournalTarget {
     const hits = first.hits;
     if (hits.length > query.limit || first.scanned < firstRows) return paginate(hits, query.limit);
     if (searchUsesIndex(first, tuning?.indexMaxCandidates)) return paginate((await this.run<SummaryRow>(searchIndexStep(query))).map(toSummary), query.limit);
-    // The walk: windows sized from the rows per ms read so far, until the page fills or time runs out.
+    // The walk: each window as large as the time left allows at the rows per ms read so far, and
+    // no larger than the matches found so far say the page needs, until it fills or time runs out.
     let edge = first.edge;
     let scanned = first.scanned;
     for (;;) {
       const elapsed = performance.now() - started;
       const remaining = (tuning?.budgetMs ?? SEARCH_BUDGET_MS) - elapsed;
       if (remaining <= 0 || !edge) break;
-      const rate = scanned / Math.max(elapsed, 1);
-      const rows = tuning?.windowRows ?? Math.min(SEARCH_WALK_MAX_ROWS, Math.max(SEARCH_WALK_MIN_ROWS, Math.floor(rate * remaining)));
+      const affordable = 0.9 * (scanned / Math.max(elapsed, 1)) * remaining;
+      const needed = hits.length > 0 ? 1.5 * (query.limit + 1 - hits.length) * (scanned / hits.length) : Infinity;
+      const rows = tuning?.windowRows ?? Math.min(SEARCH_WALK_MAX_ROWS, Math.max(SEARCH_WALK_MIN_ROWS, Math.floor(Math.min(affordable, needed))));
       const window = await this.searchWindow(query, rows, edge);
       hits.push(...window.hits);
       if (hits.length > query.limit || window.scanned < rows) return paginate(hits, query.limit);
@@ -1091,7 +1104,7 @@ export interface SearchTuning {
 
 /** What one search window read (searchWindowStep). */
 export interface SearchWindowRow extends SummaryRow {
-  /** Rows read, rows holding every counted word of the search, the oldest row read. */
+  /** Rows read, rows holding every counted trigram of the search (a first window only), the oldest row read. */
   scanned: number | string;
   near: number | string;
   edge_received_at: string | null;
@@ -1109,11 +1122,12 @@ export interface SearchWindowRow extends SummaryRow {
  */
 export function searchWindowStep(query: EventQuery, rows: number, from?: Cursor): SqlStep {
   const c = listConditions(query, from);
-  const { payload, eventType, words } = searchPatterns(query.search ?? '');
+  const { payload, eventType, trigrams } = searchPatterns(query.search ?? '');
   const filtered = c.sql();
   const payloadLike = c.param(payload);
   const typeLike = c.param(eventType);
-  const near = words.map((word) => `text.doc LIKE ${c.param(word)}`).join(' AND ');
+  // Only a first window estimates (searchUsesIndex); a walk's windows need not.
+  const near = from === undefined ? trigrams.map((trigram) => `text.doc LIKE ${c.param(trigram)}`).join(' AND ') : 'false';
   const limit = c.param(query.limit + 1);
   const windowRows = c.param(rows);
   return {
@@ -1172,7 +1186,8 @@ export function searchIndexStep(query: EventQuery): SqlStep {
 /**
  * Whether a search goes to the index (step 2) after a first window that did not fill the page:
  * when the index should give few candidates — estimated from how many of the window's rows hold
- * every counted word, scaled to the table — and the unindexed tail is short.
+ * every counted trigram (what the index looks up), scaled to the table — and the unindexed tail
+ * is short.
  */
 export function searchUsesIndex(
   window: { scanned: number; near: number; total: number; unindexed: number },
@@ -1186,27 +1201,32 @@ export function searchUsesIndex(
  * LIKE patterns for a search, lowercased as event_search.doc is (searchDoc): the payload side is
  * matched against encode(payload, 'escape') (bytes ≥ 0x80 and NUL as \ooo, backslash doubled),
  * so the search is escaped the same way and non-ASCII text matches byte for byte; ASCII letters
- * match case-insensitively. `words`: the longest few distinct runs of 3+ letters or digits, as
- * patterns, for the first window's estimate of how much the index narrows the search down.
+ * match case-insensitively. `trigrams`: a few of the search's trigrams (3 letters or digits in a
+ * row, as pg_trgm indexes them), as patterns, for the first window's estimate of how much the
+ * index narrows the search down.
  *
  * A search without 3 letters or digits in a row gives the trigram index nothing to look up: it
  * would read every event, so it is refused rather than answered slowly.
  */
-export function searchPatterns(search: string): { payload: string; eventType: string; words: string[] } {
+export function searchPatterns(search: string): { payload: string; eventType: string; trigrams: string[] } {
   if (search.length > MAX_SEARCH_CHARS) {
     throw new SwitchboardError('invalid_argument', `search is at most ${MAX_SEARCH_CHARS} characters (got ${search.length})`);
   }
   const escaped = escapeBytes(search).toLowerCase();
-  const runs = [...new Set(escaped.match(/[a-z0-9]{3,}/g) ?? [])];
-  if (runs.length === 0) {
+  const all = new Set<string>();
+  for (const run of escaped.match(/[a-z0-9]{3,}/g) ?? []) for (let i = 0; i + 3 <= run.length; i++) all.add(run.slice(i, i + 3));
+  if (all.size === 0) {
     throw new SwitchboardError(
       'invalid_argument',
       `search needs at least 3 letters or digits in a row, e.g. a word or an id (${JSON.stringify(search)} would have to read every event)`,
     );
   }
   const like = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-  const words = runs.sort((a, b) => b.length - a.length).slice(0, SEARCH_WORDS_COUNTED).map(like);
-  return { payload: like(escaped), eventType: like(search.replaceAll('\u0000', '')), words };
+  const distinct = [...all];
+  const step = Math.max(1, distinct.length / SEARCH_TRIGRAMS_COUNTED);
+  const trigrams: string[] = [];
+  for (let i = 0; i < distinct.length && trigrams.length < SEARCH_TRIGRAMS_COUNTED; i += step) trigrams.push(like(distinct[Math.floor(i)]!));
+  return { payload: like(escaped), eventType: like(search.replaceAll('\u0000', '')), trigrams };
 }
 
 /** PostgreSQL's encode(bytes, 'escape') of the text's UTF-8 bytes. */
