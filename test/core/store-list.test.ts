@@ -88,7 +88,7 @@ describe.each(backends)('the Events list on $name', (backend) => {
     expect(await listed('push')).toEqual(['push']);
     // Export (what the list's Export button asks for) takes the same prefix.
     const exported = await store.exportBatch({ provider: 'p', event_type_prefix: 'pull_' }, null, { rows: 10, bytes: 1_000_000 });
-    expect(exported.map((event) => event.event_type)).toEqual(['pull_request.opened', 'pull_request.closed']);
+    expect(exported.events.map((event) => event.event_type)).toEqual(['pull_request.opened', 'pull_request.closed']);
 
     await client.query(
       `INSERT INTO events (provider, family, event_type, trust_mode, verified, headers, payload, payload_size)
@@ -151,11 +151,30 @@ describe.each(backends)('the Events list on $name', (backend) => {
     expect(found).toEqual(wanted);
     expect(pages).toBeGreaterThan(2);
 
+    // An export with a search reads bounded windows too: batch after batch, some empty, each
+    // saying where the next starts, together exactly the matches, oldest first.
+    const exported: number[] = [];
+    let after = null;
+    let batches = 0;
+    let empty = 0;
+    do {
+      const batch = await walking.exportBatch({ provider: 'freq', search: 'marmoset' }, after, { rows: 7, bytes: 1_000_000, scanRows: 100 });
+      exported.push(...batch.events.map((event) => event.id));
+      if (batch.events.length === 0) empty++;
+      after = batch.next;
+      batches++;
+    } while (after && batches < 1_000);
+    expect(exported).toEqual([...wanted].reverse());
+    expect(empty).toBeGreaterThan(0);
+    const none = await walking.exportBatch({ provider: 'freq', search: 'no such phrase' }, null, { rows: 7, bytes: 1_000_000, scanRows: 100 });
+    expect(none.events).toEqual([]);
+    expect(none.next).not.toBeNull();
+
     // A phrase no event holds, out of time: an empty page that says how far it searched.
-    const none = await hurried.listEvents({ provider: 'freq', search: '"n":1 marmoset', limit: 50 });
-    expect(none.items).toEqual([]);
-    expect(none.searched_back_to).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect(none.next_cursor).toBeDefined();
+    const nothing = await hurried.listEvents({ provider: 'freq', search: '"n":1 marmoset', limit: 50 });
+    expect(nothing.items).toEqual([]);
+    expect(nothing.searched_back_to).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(nothing.next_cursor).toBeDefined();
   });
 
   it('gives each listed event its last replay, looked up by replays_event_idx', async (context) => {

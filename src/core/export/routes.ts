@@ -54,8 +54,7 @@ export async function streamExport(sb: Services, query: ExportQuery, res: Server
   let after: { received_at: string; id: number } | null = null;
   let first = true;
   for (;;) {
-    const batch = await sb.store.exportBatch(filter, after, { rows: EXPORT_BATCH_ROWS, bytes: EXPORT_BATCH_BYTES });
-    if (batch.length === 0) break;
+    const { events: batch, next } = await sb.store.exportBatch(filter, after, { rows: EXPORT_BATCH_ROWS, bytes: EXPORT_BATCH_BYTES });
     // One write per batch: a string of the batch's lines, released before the next batch is read.
     const chunk = batch
       .map((record) => {
@@ -65,9 +64,9 @@ export async function streamExport(sb: Services, query: ExportQuery, res: Server
         return entry;
       })
       .join('');
-    if (!(await write(chunk))) return;
-    const last = batch[batch.length - 1]!;
-    after = { received_at: last.received_at, id: last.id };
+    if (chunk && !(await write(chunk))) return;
+    if (!next) break;
+    after = next;
   }
   if (format === 'har' && !(await write(HAR_EPILOGUE))) return;
   res.end();

@@ -221,6 +221,8 @@ export const SEARCH_WALK_MAX_ROWS = 50_000;
  */
 const SEARCH_TRIGRAMS_COUNTED = 8;
 export const MAX_SEARCH_CHARS = 1_000;
+/** Events an export batch with a search reads at most (~10 µs each at a million events). */
+export const EXPORT_SEARCH_SCAN_ROWS = 5_000;
 export const DEFAULT_MAX_REJECTIONS = 50_000;
 /** NOTIFY channel on which instances sharing a PostgreSQL event log announce new events. */
 export const EVENTS_CHANNEL = 'switchboard_events';
@@ -263,6 +265,19 @@ const CASTS: Partial<Record<(typeof EVENT_INSERT_COLUMNS)[number], string>> = { 
 const JOURNAL_INSERT_COLUMNS = ['id', 'received_at', ...EVENT_INSERT_COLUMNS] as const;
 
 type SummaryRow = Omit<EventSummary, 'id'> & { id: number | string | bigint };
+
+type ExportRow = SummaryRow & Omit<EventRecord, keyof EventSummary | 'payload'> & { payload_base64: string };
+
+function toExported(row: ExportRow): EventRecord {
+  return {
+    ...toSummary(row),
+    verify_detail: row.verify_detail,
+    content_type: row.content_type,
+    source_ip: row.source_ip,
+    headers: asHeaders(row.headers),
+    payload: new Uint8Array(Buffer.from(row.payload_base64, 'base64')),
+  };
+}
 
 function toSummary(row: SummaryRow): EventSummary {
   return {
@@ -852,16 +867,25 @@ export class EventStore implements JournalTarget {
   /**
    * One batch of an export, oldest first: the events after `after` (keyset on received_at, id)
    * that match `filter`, at most `rows` of them and — past the first — at most `bytes` of
-   * payload. The caller streams batch after batch, so no export holds every event: the keys and
-   * sizes are read first, then the payloads of the batch only.
+   * payload, and where the next batch starts (`next`; null once every event was read). The
+   * caller streams batch after batch, so no export holds every event: the keys and sizes are
+   * read first, then the payloads of the batch only.
+   *
+   * With a search, a batch reads at most `scanRows` events (EXPORT_SEARCH_SCAN_ROWS): a phrase
+   * that few events hold must not make one statement read a million rows while deliveries wait
+   * for the database. Such a batch may be empty and still have a `next`.
    */
-  async exportBatch(filter: ExportFilter, after: Cursor | null, limits: { rows: number; bytes: number }): Promise<EventRecord[]> {
+  async exportBatch(
+    filter: ExportFilter,
+    after: Cursor | null,
+    limits: { rows: number; bytes: number; scanRows?: number },
+  ): Promise<{ events: EventRecord[]; next: Cursor | null }> {
     await this.caughtUp();
     // The list's filters, with the same meaning (search included), in the opposite order.
     const c = new Conditions();
     addEventFilters(c, filter);
-    if (filter.search !== undefined && filter.search !== '') c.where.push(searchMatch(c, filter.search));
     if (after) c.where.push(`(events.received_at, events.id) > (${c.param(after.received_at)}::timestamptz, ${c.param(after.id)})`);
+    if (filter.search !== undefined && filter.search !== '') return this.exportSearchBatch(c, filter.search, limits);
     const keys = await this.db.query<{ id: number | string; received_at: string; payload_size: number | string }>(
       `SELECT events.id, ${iso('events.received_at')} AS received_at, events.payload_size FROM events ${c.sql()}
        ORDER BY events.received_at, events.id LIMIT ${c.param(limits.rows)}`,
@@ -874,27 +898,58 @@ export class EventStore implements JournalTarget {
       if (count > 0 && bytes > limits.bytes) break;
       count++;
     }
-    if (count === 0) return [];
+    if (count === 0) return { events: [], next: null };
     // The same range again, now with payloads, up to the last key chosen (an index range scan).
     const last = keys[count - 1]!;
     c.params.pop(); // the LIMIT
     c.where.push(`(events.received_at, events.id) <= (${c.param(last.received_at)}::timestamptz, ${c.param(Number(last.id))})`);
     // Payloads as base64 text: PGlite's JS parser of bytea results is ~0.5 ms per KB (measured),
     // Buffer's base64 decoder is native. (Postgres wraps the base64 in lines; Buffer skips them.)
-    const rows = await this.db.query<SummaryRow & Omit<EventRecord, keyof EventSummary | 'payload'> & { payload_base64: string }>(
+    const rows = await this.db.query<ExportRow>(
       `SELECT ${SUMMARY_COLUMNS}, events.verify_detail, events.content_type, events.source_ip, events.headers,
               encode(events.payload, 'base64') AS payload_base64
        FROM events ${c.sql()} ORDER BY events.received_at, events.id`,
       c.params,
     );
-    return rows.map((row) => ({
-      ...toSummary(row),
-      verify_detail: row.verify_detail,
-      content_type: row.content_type,
-      source_ip: row.source_ip,
-      headers: asHeaders(row.headers),
-      payload: new Uint8Array(Buffer.from(row.payload_base64, 'base64')),
-    }));
+    const events = rows.map(toExported);
+    return { events, next: { received_at: last.received_at, id: Number(last.id) } };
+  }
+
+  /** exportBatch with a search: a bounded window of the events after the cursor, then the payloads of its matches. */
+  private async exportSearchBatch(
+    c: Conditions,
+    search: string,
+    limits: { rows: number; bytes: number; scanRows?: number },
+  ): Promise<{ events: EventRecord[]; next: Cursor | null }> {
+    const scanRows = limits.scanRows ?? EXPORT_SEARCH_SCAN_ROWS;
+    const match = searchMatch(c, search);
+    const window = await this.db.query<{ id: number | string; received_at: string; payload_size: number | string; hit: boolean }>(
+      `SELECT events.id, ${iso('events.received_at')} AS received_at, events.payload_size, ${match} AS hit
+       FROM (SELECT events.* FROM events ${c.sql()} ORDER BY events.received_at, events.id LIMIT ${c.param(scanRows)}) AS events
+       ORDER BY events.received_at, events.id`,
+      c.params,
+    );
+    const chosen: number[] = [];
+    let bytes = 0;
+    let next: Cursor | null = null;
+    for (const row of window) {
+      if (row.hit) {
+        bytes += Number(row.payload_size);
+        if (chosen.length >= limits.rows || (chosen.length > 0 && bytes > limits.bytes)) break;
+        chosen.push(Number(row.id));
+      }
+      next = { received_at: row.received_at, id: Number(row.id) };
+    }
+    // A window that ran out of events, read to its end, leaves nothing after it.
+    if (window.length < scanRows && next !== null && next.id === Number(window.at(-1)?.id)) next = null;
+    if (chosen.length === 0) return { events: [], next };
+    const rows = await this.db.query<ExportRow>(
+      `SELECT ${SUMMARY_COLUMNS}, events.verify_detail, events.content_type, events.source_ip, events.headers,
+              encode(events.payload, 'base64') AS payload_base64
+       FROM events WHERE events.id = ANY($1::bigint[]) ORDER BY events.received_at, events.id`,
+      [chosen],
+    );
+    return { events: rows.map(toExported), next };
   }
 
   /**
