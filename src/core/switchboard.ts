@@ -343,20 +343,28 @@ export class Switchboard implements Services {
 
   private startRetention(): void {
     const HOUR_MS = 60 * 60 * 1000;
-    // Past this many deleted rows the planner's statistics are stale enough to refresh.
-    const ANALYZE_AFTER_ROWS = 10_000;
+    // Past this many deleted rows their space is given back (and the statistics refreshed); and
+    // once a day whatever was deleted, which also freezes old rows (EventStore.reclaimSpace).
+    const RECLAIM_AFTER_ROWS = 10_000;
+    const RECLAIM_EVERY_RUNS = 24;
     let running = false;
+    let runs = 0;
     const run = () => {
       const store = this.eventStore;
       if (!store || running) return;
       running = true;
+      runs++;
       store
         .applyRetention(this.currentConfig.retention)
         .then(async (deleted) => {
           if (deleted.events > 0 || deleted.rejections > 0) {
             this.logger.info(`retention: deleted ${deleted.events} events and ${deleted.rejections} rejections`);
           }
-          if (deleted.events + deleted.rejections >= ANALYZE_AFTER_ROWS) await store.analyze();
+          if (deleted.events + deleted.rejections >= RECLAIM_AFTER_ROWS || runs % RECLAIM_EVERY_RUNS === 0) {
+            const started = performance.now();
+            await store.reclaimSpace();
+            this.logger.info(`retention: space of deleted rows reclaimed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+          }
         })
         .catch((error: Error) => this.logger.error(`retention: ${error.message}`))
         .finally(() => (running = false));
