@@ -476,13 +476,16 @@ async function benchRetention(dataDir) {
   const latencies = [];
   const statuses = new Map();
   let deletedLine = null;
+  let reclaimedLine = null;
+  let deletedAt = null;
+  let readDuringReclaim = null;
   let retentionStarted = null;
   try {
     const started = performance.now();
     let n = 0;
     const inFlight = new Set();
-    // 200/s until the log says retention finished (or 15 minutes).
-    while (!deletedLine && performance.now() - started < 15 * 60_000) {
+    // 200/s until the log says retention finished and gave the space back (or 15 minutes).
+    while (!reclaimedLine && performance.now() - started < 15 * 60_000) {
       const tick = performance.now();
       for (let k = 0; k < 20; k++) {
         const sent = performance.now();
@@ -501,16 +504,37 @@ async function benchRetention(dataDir) {
         inFlight.add(request);
       }
       if (retentionStarted === null && performance.now() - started > 29_000) retentionStarted = performance.now();
-      deletedLine = /retention: deleted (\d+) events/.exec(server.output());
+      if (!deletedLine) {
+        deletedLine = /retention: deleted (\d+) events/.exec(server.output());
+        if (deletedLine) {
+          deletedAt = performance.now();
+          // A read while the space is given back (VACUUM holds the database): how long it waits.
+          const asked = performance.now();
+          fetch(`${server.control}/api/listEvents`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ limit: 50 }),
+          })
+            .then(async (response) => {
+              await response.body?.cancel();
+              readDuringReclaim = performance.now() - asked;
+            })
+            .catch(() => {});
+        }
+      }
+      reclaimedLine = /retention: space of deleted rows reclaimed in ([\d.]+) s/.exec(server.output());
       await settle(Math.max(0, 100 - (performance.now() - tick)));
     }
     await Promise.all(inFlight);
-    const seconds = retentionStarted === null ? 0 : (performance.now() - retentionStarted) / 1000;
+    const seconds = retentionStarted === null || deletedAt === null ? 0 : (deletedAt - retentionStarted) / 1000;
     const sorted = [...latencies].sort((a, b) => a - b);
     const p = (q) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * q) / 100))] ?? 0;
     console.log(`\nretention at scale: max_rows ${Math.floor(N / 2).toLocaleString('en')} of ${N.toLocaleString('en')}, deliveries at 200/s meanwhile:`);
     row('deleted', deletedLine ? `${Number(deletedLine[1]).toLocaleString('en')} events` : 'did not finish', '', undefined);
     row('  in about', `${seconds.toFixed(0)} s`, '', undefined);
+    row('space given back (VACUUM)', reclaimedLine ? `${reclaimedLine[1]} s` : 'did not finish', '', undefined);
+    row('  a list read asked meanwhile waited', readDuringReclaim === null ? '-' : fmtMs(readDuringReclaim), '', undefined);
+    row('data dir size after', `${Math.round(await dirSizeMb(copy)).toLocaleString('en')} MB`, '', undefined);
     row('deliveries answered meanwhile', `${latencies.length}`, '', undefined);
     row('  statuses', [...statuses].map(([status, count]) => `${status}×${count}`).join(' '), 'no 503', !statuses.has(503) && !statuses.has('error'));
     row('  p50', fmtMs(p(50)), '', undefined);
