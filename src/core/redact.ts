@@ -47,8 +47,25 @@ function routingHeaders(): Set<string> {
   return knownRoutingHeaders;
 }
 
+/**
+ * Verdicts by lowercased name: the same few names come with every delivery. Bounded in count and
+ * name length, so a sender inventing names cannot grow it; other names are judged each time.
+ */
+const verdicts = new Map<string, boolean>();
+const MAX_CACHED_VERDICTS = 4096;
+const MAX_CACHED_NAME_CHARS = 64;
+
 export function isSecretHeader(name: string): boolean {
   const lower = name.toLowerCase();
+  let verdict = verdicts.get(lower);
+  if (verdict === undefined) {
+    verdict = judgeHeaderName(lower);
+    if (verdicts.size < MAX_CACHED_VERDICTS && lower.length <= MAX_CACHED_NAME_CHARS) verdicts.set(lower, verdict);
+  }
+  return verdict;
+}
+
+function judgeHeaderName(lower: string): boolean {
   if (ALWAYS_SECRET.has(lower) || signatureHeaders().has(lower)) return true;
   if (routingHeaders().has(lower)) return false;
   return SECRET_NAME.test(lower) || lower.split(/[-_.]/).some((segment) => SECRET_SEGMENT.test(segment) && !NOT_SECRET_SEGMENT.test(segment));
