@@ -77,7 +77,9 @@ export function sanitizeHeaders(
   secrets: readonly string[] = [],
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(headers)) {
+  // for…in rather than Object.entries: no array per header, for every delivery.
+  for (const name in headers) {
+    const raw = Object.hasOwn(headers, name) ? headers[name] : undefined;
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
     const lower = name.toLowerCase();

@@ -51,7 +51,9 @@ export function storableHeaders(
   const out: Record<string, string> = {};
   let truncated = false;
   let size = 2; // {}
-  for (const [rawName, rawValue] of Object.entries(headers)) {
+  for (const rawName in headers) {
+    if (!Object.hasOwn(headers, rawName)) continue;
+    const rawValue = headers[rawName]!;
     const name = storableText(rawName, MAX_HEADER_NAME_CHARS);
     let value = storableText(String(rawValue), MAX_HEADER_VALUE_CHARS);
     if (value.length < String(rawValue).length) truncated = true;
