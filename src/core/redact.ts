@@ -47,8 +47,25 @@ function routingHeaders(): Set<string> {
   return knownRoutingHeaders;
 }
 
+/**
+ * Verdicts by lowercased name: the same few names come with every delivery. Bounded in count and
+ * name length, so a sender inventing names cannot grow it; other names are judged each time.
+ */
+const verdicts = new Map<string, boolean>();
+const MAX_CACHED_VERDICTS = 4096;
+const MAX_CACHED_NAME_CHARS = 64;
+
 export function isSecretHeader(name: string): boolean {
   const lower = name.toLowerCase();
+  let verdict = verdicts.get(lower);
+  if (verdict === undefined) {
+    verdict = judgeHeaderName(lower);
+    if (verdicts.size < MAX_CACHED_VERDICTS && lower.length <= MAX_CACHED_NAME_CHARS) verdicts.set(lower, verdict);
+  }
+  return verdict;
+}
+
+function judgeHeaderName(lower: string): boolean {
   if (ALWAYS_SECRET.has(lower) || signatureHeaders().has(lower)) return true;
   if (routingHeaders().has(lower)) return false;
   return SECRET_NAME.test(lower) || lower.split(/[-_.]/).some((segment) => SECRET_SEGMENT.test(segment) && !NOT_SECRET_SEGMENT.test(segment));
@@ -60,7 +77,9 @@ export function sanitizeHeaders(
   secrets: readonly string[] = [],
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(headers)) {
+  // for…in rather than Object.entries: no array per header, for every delivery.
+  for (const name in headers) {
+    const raw = Object.hasOwn(headers, name) ? headers[name] : undefined;
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
     const lower = name.toLowerCase();
@@ -75,15 +94,41 @@ const MIN_SECRET_CHARS = 8;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{11,}={0,2}/g;
 const HEX_RUN = /[0-9a-fA-F]{16,}/g;
 
+interface SecretNeedles {
+  /** The secrets long enough to look for, as sent raw… */
+  raw: string[];
+  /** …and as their UTF-8 bytes (latin1 strings), the form decoded runs are compared in. */
+  bytes: string[];
+  /** The shortest of each: a view shorter than that cannot hold any of them. */
+  minChars: number;
+  minBytes: number;
+}
+
+/** Per secrets list (ProviderSet keeps one array until the config changes): every header of every delivery is checked. */
+const needlesCache = new WeakMap<readonly string[], SecretNeedles>();
+
+function needlesFor(secrets: readonly string[]): SecretNeedles {
+  let needles = needlesCache.get(secrets);
+  if (!needles) {
+    const raw = secrets.filter((secret) => secret.length >= MIN_SECRET_CHARS);
+    const bytes = raw.map((secret) => Buffer.from(secret, 'utf8').toString('latin1'));
+    needles = { raw, bytes, minChars: Math.min(...raw.map((secret) => secret.length)), minBytes: Math.min(...bytes.map((secret) => secret.length)) };
+    needlesCache.set(secrets, needles);
+  }
+  return needles;
+}
+
 /**
  * Whether `value` carries a configured secret as sent raw or in a common encoding: URL-encoded,
  * base64 / base64url (alone or around other text, as in `Basic base64(user:secret)`), or hex.
  * Rather than encode each secret every way (base64 has three alignments inside a longer text),
- * the value's encoded-looking runs are decoded and searched.
+ * the value's encoded-looking runs are decoded and searched. Every view (URL-decoded, or a run
+ * decoded to bytes) is at most as long as the value, and a secret's UTF-8 bytes are at least as
+ * many as its characters: a value (or run) shorter than the shortest secret cannot hold one.
  */
 export function containsSecret(value: string, secrets: readonly string[]): boolean {
-  const wanted = secrets.filter((secret) => secret.length >= MIN_SECRET_CHARS);
-  if (wanted.length === 0 || value.length < MIN_SECRET_CHARS) return false;
+  const { raw, bytes, minChars, minBytes } = needlesFor(secrets);
+  if (raw.length === 0 || value.length < minChars) return false;
   const views = [value];
   try {
     views.push(decodeURIComponent(value.replace(/\+/g, ' ')));
@@ -92,15 +137,17 @@ export function containsSecret(value: string, secrets: readonly string[]): boole
   }
   const decoded: string[] = [];
   for (const run of value.match(BASE64_RUN) ?? []) {
+    // 4 characters decode to at most 3 bytes.
+    if (Math.ceil((run.length * 3) / 4) < minBytes) continue;
     // The encoded secret may start at any of four alignments inside a longer run.
     for (let offset = 0; offset < 4; offset++) decoded.push(Buffer.from(run.slice(offset), 'base64').toString('latin1'));
   }
-  for (const run of value.match(HEX_RUN) ?? []) decoded.push(Buffer.from(run, 'hex').toString('latin1'), Buffer.from(run.slice(1), 'hex').toString('latin1'));
-  return wanted.some((secret) => {
-    // Decoded runs are bytes (as latin1): compare them with the secret's UTF-8 bytes.
-    const bytes = Buffer.from(secret, 'utf8').toString('latin1');
-    return views.some((view) => view.includes(secret)) || decoded.some((view) => view.includes(bytes));
-  });
+  for (const run of value.match(HEX_RUN) ?? []) {
+    if (run.length / 2 < minBytes) continue;
+    decoded.push(Buffer.from(run, 'hex').toString('latin1'), Buffer.from(run.slice(1), 'hex').toString('latin1'));
+  }
+  // Decoded runs are bytes (as latin1): compare them with the secret's UTF-8 bytes.
+  return raw.some((secret, index) => views.some((view) => view.includes(secret)) || decoded.some((view) => view.includes(bytes[index]!)));
 }
 
 /**

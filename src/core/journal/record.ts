@@ -30,17 +30,34 @@ const RECORD_HEADER_BYTES = 16;
  * same text to the database, so an event is serialized once.
  */
 export function encodeRecord(event: JournalEvent): { record: Buffer; metaJson: string } {
-  const { payload, ...meta } = event;
-  const metaJson = JSON.stringify({ ...meta, size: payload.byteLength });
-  const metaBytes = Buffer.from(metaJson, 'utf8');
-  const bodyLength = 4 + metaBytes.byteLength + payload.byteLength;
+  const { payload } = event;
+  // Named fields rather than a rest copy of the event: about half the cost per delivery (in
+  // process), and only what the applier and decodeRecords read is written.
+  const metaJson = JSON.stringify({
+    provider: event.provider,
+    family: event.family,
+    event_type: event.event_type,
+    external_id: event.external_id,
+    trust_mode: event.trust_mode,
+    verified: event.verified,
+    verify_detail: event.verify_detail,
+    content_type: event.content_type,
+    headers: event.headers,
+    source_ip: event.source_ip,
+    origin: event.origin,
+    id: event.id,
+    received_at: event.received_at,
+    size: payload.byteLength,
+  });
+  const metaBytes = Buffer.byteLength(metaJson, 'utf8');
+  const bodyLength = 4 + metaBytes + payload.byteLength;
   const record = Buffer.allocUnsafe(RECORD_HEADER_BYTES + bodyLength);
   record.writeUInt32LE(MAGIC, 0);
   record.writeUInt32LE(bodyLength, 4);
   record.writeUInt32LE(0, 12);
-  record.writeUInt32LE(metaBytes.byteLength, 16);
-  metaBytes.copy(record, 20);
-  record.set(payload, 20 + metaBytes.byteLength);
+  record.writeUInt32LE(metaBytes, 16);
+  record.write(metaJson, 20, 'utf8');
+  record.set(payload, 20 + metaBytes);
   record.writeUInt32LE(crc32(record.subarray(RECORD_HEADER_BYTES)), 8);
   return { record, metaJson };
 }

@@ -10,6 +10,13 @@ import { noReplayProtection, type Verifier } from './verifier.js';
 const SIGNATURE_HEADER = 'x-hub-signature-256';
 const SIGNATURE_PATTERN = /^sha256=[0-9a-f]{64}$/;
 
+/**
+ * Whether the body can hold an "action" key at all: written plainly, or with a letter escaped as
+ * \u00XX (the only escape that yields a letter). Most deliveries without one (push, the most
+ * common) then skip parsing the whole payload just to find nothing.
+ */
+const mayHaveAction = (body: Buffer) => body.includes('"action"') || body.includes('\\u00');
+
 const signature = (secret: string, body: Buffer) => `sha256=${hmac('sha256', secret, body).toString('hex')}`;
 
 export const githubVerifier: Verifier = {
@@ -48,7 +55,7 @@ export const githubVerifier: Verifier = {
 
   describe(delivery) {
     const event = delivery.headers['x-github-event'] ?? null;
-    const action = stringField(parseJson(delivery.rawBody), 'action');
+    const action = mayHaveAction(delivery.rawBody) ? stringField(parseJson(delivery.rawBody), 'action') : null;
     return {
       eventType: event && action ? `${event}.${action}` : event,
       externalId: delivery.headers['x-github-delivery'] ?? null,

@@ -89,7 +89,8 @@ export class Receiver {
     if (body.aborted) return; // the sender hung up mid-body: nothing to answer, nothing stored
 
     const headers: Record<string, string> = {};
-    for (const [key, value] of Object.entries(req.headers)) {
+    for (const key in req.headers) {
+      const value = Object.hasOwn(req.headers, key) ? req.headers[key] : undefined;
       if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
     }
     // A valid test mark is ours and is not stored; anything else in that header is kept, redacted.
