@@ -197,6 +197,8 @@ describe.each(backends)('query plans on $name', (backend) => {
       searchPaths.add('walk');
       const edge = { received_at: stats!.edge_received_at!, id: Number(stats!.edge_id) };
       expectIndexed(`${label} walk`, (await explain(searchWindowStep(query, SEARCH_WALK_MIN_ROWS, edge))).plan, 5 * SEARCH_WALK_MIN_ROWS);
+      // Or, once the walk's estimate says so, the index for the events older than where it got.
+      expectIndexed(`${label} index after a walk`, (await explain(searchIndexStep({ ...query, cursor: encodeCursor(edge) }))).plan);
     }
   }
 

@@ -213,6 +213,8 @@ export const SEARCH_INDEX_MAX_CANDIDATES = 6_000;
 const SEARCH_TAIL_ROW_COST = 2;
 /** A walk's windows: at least this many rows (a statement's overhead), at most the other. */
 export const SEARCH_WALK_MIN_ROWS = 500;
+/** Rows a search reads (counting trigrams) before its estimate of the index's candidates is settled. */
+export const SEARCH_ESTIMATE_ROWS = 5_000;
 export const SEARCH_WALK_MAX_ROWS = 50_000;
 /**
  * How many of a search's trigrams the first window looks for in each row to estimate what the
@@ -599,26 +601,36 @@ export class EventStore implements JournalTarget {
     const started = performance.now();
     const tuning = this.options.search;
     const firstRows = tuning?.windowRows ?? searchWindowRows(query.limit);
-    const first = await this.searchWindow(query, firstRows);
+    const first = await this.searchWindow(query, firstRows, undefined, true);
     const hits = first.hits;
     if (hits.length > query.limit || first.scanned < firstRows) return paginate(hits, query.limit);
-    if (searchUsesIndex(first, tuning?.indexMaxCandidates)) return paginate((await this.run<SummaryRow>(searchIndexStep(query))).map(toSummary), query.limit);
     // The walk: each window as large as the time left allows at the rows per ms read so far, and
     // no larger than the matches found so far say the page needs, until it fills or time runs out.
+    // While fewer than SEARCH_ESTIMATE_ROWS were read, each window also sharpens the estimate of
+    // what the index would give for the rest; once that is small, the index answers the rest.
     let edge = first.edge;
     let scanned = first.scanned;
+    let near = first.near;
+    let counted = true; // the last window counted trigrams
     for (;;) {
+      const rest = { scanned, near, total: Math.max(0, first.total - scanned), unindexed: first.unindexed };
+      if (counted && edge && searchUsesIndex(rest, tuning?.indexMaxCandidates)) {
+        const older = await this.run<SummaryRow>(searchIndexStep({ ...query, cursor: encodeCursor(edge) }));
+        return paginate([...hits, ...older.map(toSummary)], query.limit);
+      }
       const elapsed = performance.now() - started;
       const remaining = (tuning?.budgetMs ?? SEARCH_BUDGET_MS) - elapsed;
       if (remaining <= 0 || !edge) break;
       const affordable = 0.9 * (scanned / Math.max(elapsed, 1)) * remaining;
       const needed = hits.length > 0 ? 1.5 * (query.limit + 1 - hits.length) * (scanned / hits.length) : Infinity;
       const rows = tuning?.windowRows ?? Math.min(SEARCH_WALK_MAX_ROWS, Math.max(SEARCH_WALK_MIN_ROWS, Math.floor(Math.min(affordable, needed))));
-      const window = await this.searchWindow(query, rows, edge);
+      counted = scanned < SEARCH_ESTIMATE_ROWS;
+      const window = await this.searchWindow(query, rows, edge, counted);
       hits.push(...window.hits);
       if (hits.length > query.limit || window.scanned < rows) return paginate(hits, query.limit);
       edge = window.edge;
       scanned += window.scanned;
+      near += window.near;
     }
     if (!edge) return paginate(hits, query.limit);
     return { items: hits, next_cursor: encodeCursor(edge), searched_back_to: edge.received_at };
@@ -627,9 +639,10 @@ export class EventStore implements JournalTarget {
   private async searchWindow(
     query: EventQuery,
     rows: number,
-    from?: Cursor,
+    from: Cursor | undefined,
+    countNear: boolean,
   ): Promise<{ hits: EventSummary[]; scanned: number; near: number; total: number; unindexed: number; edge: Cursor | null }> {
-    const result = await this.run<SearchWindowRow>(searchWindowStep(query, rows, from));
+    const result = await this.run<SearchWindowRow>(searchWindowStep(query, rows, from, countNear));
     const stats = result[0];
     return {
       hits: result.filter((row) => row.id !== null).map(toSummary),
@@ -1190,14 +1203,14 @@ export interface SearchWindowRow extends SummaryRow {
  * search text. Answers the matches (at most limit + 1, newest first) and, on every row, what the
  * window read; with no match, one row of that alone (its event columns null).
  */
-export function searchWindowStep(query: EventQuery, rows: number, from?: Cursor): SqlStep {
+export function searchWindowStep(query: EventQuery, rows: number, from?: Cursor, countNear = from === undefined): SqlStep {
   const c = listConditions(query, from);
   const { payload, eventType, trigrams } = searchPatterns(query.search ?? '');
   const filtered = c.sql();
   const payloadLike = c.param(payload);
   const typeLike = c.param(eventType);
-  // Only a first window estimates (searchUsesIndex); a walk's windows need not.
-  const near = from === undefined ? trigrams.map((trigram) => `text.doc LIKE ${c.param(trigram)}`).join(' AND ') : 'false';
+  // Only windows that estimate (searchUsesIndex) count; the rest of a walk need not.
+  const near = countNear ? trigrams.map((trigram) => `text.doc LIKE ${c.param(trigram)}`).join(' AND ') : 'false';
   const limit = c.param(query.limit + 1);
   const windowRows = c.param(rows);
   return {
@@ -1254,16 +1267,20 @@ export function searchIndexStep(query: EventQuery): SqlStep {
 }
 
 /**
- * Whether a search goes to the index (step 2) after a first window that did not fill the page:
- * when the index should give few candidates — estimated from how many of the window's rows hold
- * every counted trigram (what the index looks up), scaled to the table — and the unindexed tail
- * is short.
+ * Whether a search goes to the index (step 2) for the events it has not read yet: when the index
+ * should give few candidates there — estimated from how many of the rows read hold every counted
+ * trigram (what the index looks up), scaled to the `total` left — and the unindexed tail is
+ * short. A few such rows in a few hundred say little, so the estimate takes a generous upper
+ * bound of their rate (count + 2√count + 1): the walk reads on and the estimate sharpens before
+ * the index is trusted with a frequent trigram. None at all (rare and absent words) goes to the
+ * index at once.
  */
 export function searchUsesIndex(
-  window: { scanned: number; near: number; total: number; unindexed: number },
+  read: { scanned: number; near: number; total: number; unindexed: number },
   maxCandidates = SEARCH_INDEX_MAX_CANDIDATES,
 ): boolean {
-  const candidates = (window.scanned === 0 ? 0 : (window.near / window.scanned) * window.total) + window.unindexed * SEARCH_TAIL_ROW_COST;
+  const near = read.near === 0 ? 0 : read.near + 2 * Math.sqrt(read.near) + 1;
+  const candidates = (read.scanned === 0 ? 0 : (near / read.scanned) * read.total) + read.unindexed * SEARCH_TAIL_ROW_COST;
   return candidates < maxCandidates;
 }
 
