@@ -938,7 +938,8 @@ export class EventStore implements JournalTarget {
     const match = searchMatch(c, search);
     const window = await this.db.query<{ id: number | string; received_at: string; payload_size: number | string; hit: boolean }>(
       `SELECT events.id, ${iso('events.received_at')} AS received_at, events.payload_size, ${match} AS hit
-       FROM (SELECT events.* FROM events ${c.sql()} ORDER BY events.received_at, events.id LIMIT ${c.param(scanRows)}) AS events
+       FROM (SELECT events.id, events.received_at, events.payload_size, events.event_type, events.payload FROM events ${c.sql()}
+             ORDER BY events.received_at, events.id LIMIT ${c.param(scanRows)}) AS events
        ORDER BY events.received_at, events.id`,
       c.params,
     );
