@@ -268,18 +268,22 @@ const JOURNAL_INSERT_COLUMNS = ['id', 'received_at', ...EVENT_INSERT_COLUMNS] as
 
 type SummaryRow = Omit<EventSummary, 'id'> & { id: number | string | bigint };
 
-type ExportRow = SummaryRow & Omit<EventRecord, keyof EventSummary | 'payload'> & { payload_base64: string };
+/** An event's row without its payload, which comes in whichever form the statement chose. */
+type DetailRow = SummaryRow & Omit<EventRecord, keyof EventSummary | 'payload'>;
+type ExportRow = DetailRow & { payload_base64: string };
 
-function toExported(row: ExportRow): EventRecord {
+function toRecord(row: DetailRow, payload: Uint8Array): EventRecord {
   return {
     ...toSummary(row),
     verify_detail: row.verify_detail,
     content_type: row.content_type,
     source_ip: row.source_ip,
     headers: asHeaders(row.headers),
-    payload: new Uint8Array(Buffer.from(row.payload_base64, 'base64')),
+    payload,
   };
 }
+
+const toExported = (row: ExportRow) => toRecord(row, new Uint8Array(Buffer.from(row.payload_base64, 'base64')));
 
 function toSummary(row: SummaryRow): EventSummary {
   return {
@@ -570,20 +574,9 @@ export class EventStore implements JournalTarget {
 
   async getEvent(id: number): Promise<EventRecord | null> {
     await this.caughtUp();
-    const rows = await this.db.query<SummaryRow & Omit<EventRecord, keyof EventSummary>>(
-      `SELECT ${DETAIL_COLUMNS} FROM events WHERE events.id = $1`,
-      [id],
-    );
+    const rows = await this.db.query<DetailRow & { payload: unknown }>(`SELECT ${DETAIL_COLUMNS} FROM events WHERE events.id = $1`, [id]);
     const row = rows[0];
-    if (!row) return null;
-    return {
-      ...toSummary(row),
-      verify_detail: row.verify_detail,
-      content_type: row.content_type,
-      source_ip: row.source_ip,
-      headers: asHeaders(row.headers),
-      payload: toBytes(row.payload),
-    };
+    return row ? toRecord(row, toBytes(row.payload)) : null;
   }
 
   /**
