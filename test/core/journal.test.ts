@@ -80,6 +80,29 @@ describe('journal on a running switchboard', () => {
     expect(page.items).toHaveLength(1);
   });
 
+  it('keeps a read waiting through database maintenance (VACUUM) instead of failing it as a stuck database', async () => {
+    const m = await startTestSwitchboard(CONFIG, { env: ENV, journal: { barrierTimeoutMs: 150 } });
+    try {
+      const journal = m.sb.journal!;
+      journal.pauseApplier();
+      const answer = await githubDelivery(m.sb.url.receiver, 'during-maintenance');
+      expect(answer.status).toBe(200);
+      // A read behind an applier that does not move fails after the wait, with why.
+      await expect(m.sb.store.getEvent(answer.json.id)).rejects.toThrow(/not catching up/);
+      // Behind maintenance it waits as long as that takes (here: several of those waits).
+      let release = () => {};
+      const held = journal.maintenance(() => new Promise<void>((resolve) => (release = resolve)));
+      const read = m.sb.store.getEvent(answer.json.id);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      journal.resumeApplier();
+      release();
+      await held;
+      expect(await read).toMatchObject({ id: answer.json.id, external_id: 'during-maintenance' });
+    } finally {
+      await m.close();
+    }
+  });
+
   it('announces an event on the bus only once a read can find it, with its final id', async () => {
     const journal = t.sb.journal!;
     const seen: { event: EventSummary; found: boolean }[] = [];

@@ -151,6 +151,8 @@ export class EventJournal {
   private applierWake: Deferred<void> | null = null;
   private applier: Promise<void> | null = null;
   private paused = false;
+  /** Maintenance statements running (maintenance()): reads wait for them however long they take. */
+  private maintaining = 0;
   private closing = false;
   private stopping = false;
   /** Keys appended while the filter loads (added to it when the load ends). */
@@ -246,13 +248,33 @@ export class EventJournal {
     return decision;
   }
 
+  /**
+   * Runs database maintenance that holds the database longer than a read would wait (retention's
+   * VACUUM): meanwhile a read waits for the applier as long as it takes, rather than failing as
+   * "not catching up" after BARRIER_TIMEOUT_MS.
+   */
+  async maintenance<T>(work: () => Promise<T>): Promise<T> {
+    this.maintaining++;
+    try {
+      return await work();
+    } finally {
+      this.maintaining--;
+    }
+  }
+
   /** Resolves once every event written to the journal before this call is visible to reads. */
   barrier(): Promise<void> {
     const target = this.writtenId;
     if (target <= this.appliedId) return Promise.resolve();
     const done = deferred<void>();
     const timeoutMs = this.options.barrierTimeoutMs ?? BARRIER_TIMEOUT_MS;
-    const timer = setTimeout(() => {
+    const expire = () => {
+      // Held up by maintenance, not stuck: wait another round.
+      if (this.maintaining > 0) {
+        const waiter = this.barrierWaiters.find((candidate) => candidate.done === done);
+        if (waiter) waiter.timer = setTimeout(expire, timeoutMs).unref();
+        return;
+      }
       const index = this.barrierWaiters.findIndex((waiter) => waiter.done === done);
       if (index >= 0) this.barrierWaiters.splice(index, 1);
       done.reject(
@@ -260,7 +282,8 @@ export class EventJournal {
           hint: 'see the log for the database error; acknowledged events stay in the journal and are stored once it recovers',
         }),
       );
-    }, timeoutMs);
+    };
+    const timer = setTimeout(expire, timeoutMs);
     timer.unref();
     this.barrierWaiters.push({ target, done, timer });
     this.endGather?.();

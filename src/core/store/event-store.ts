@@ -1051,13 +1051,20 @@ export class EventStore implements JournalTarget {
    * log held at max_rows by retention would still grow by every new event, for good
    * (test/core/retention-space.test.ts). VACUUM also refreshes the planner's statistics and
    * freezes old rows. On PostgreSQL autovacuum does this; there it is only ANALYZE.
-   * Each table's VACUUM holds the database for its duration (seconds at a million events):
-   * deliveries are still answered from the journal meanwhile, reads wait.
+   * Each table's VACUUM holds the database for its duration (up to ~17 s for the first one of a
+   * million events): deliveries are still answered from the journal meanwhile; reads wait, for as
+   * long as it takes (EventJournal.maintenance), instead of failing as a stuck database.
    */
   async reclaimSpace(): Promise<void> {
     if (this.db.kind !== 'pglite') return this.analyze();
-    // One statement each: VACUUM cannot run inside a transaction block.
-    for (const table of ['events', 'event_search', 'rejections', 'replays']) await this.db.exec(`VACUUM (ANALYZE) ${table}`);
+    const vacuum = async () => {
+      // One statement each: VACUUM cannot run inside a transaction block. The search text is only
+      // ever read through its indexes: no statistics to refresh there.
+      for (const statement of ['VACUUM (ANALYZE) events', 'VACUUM event_search', 'VACUUM (ANALYZE) rejections', 'VACUUM (ANALYZE) replays']) {
+        await this.db.exec(statement);
+      }
+    };
+    await (this.journal ? this.journal.maintenance(vacuum) : vacuum());
   }
 
   /** Waits for queued inserts (and the journal's tail), then closes the database. */
