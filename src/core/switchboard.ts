@@ -22,6 +22,7 @@ import type { ReplayEngine } from './replay/replay.js';
 import { EventJournal, type JournalOptions } from './journal/event-journal.js';
 import type { EventStore, SearchTuning } from './store/event-store.js';
 import { SearchIndexer } from './store/search-indexer.js';
+import { waitForQuiet } from './store/quiet.js';
 import { openPgliteInWorker } from './store/pglite-worker.js';
 import { embeddedDatabaseExists, openPglite, openPostgres, type SqlClient } from './store/sql-client.js';
 import { TestMarks } from './test-events/marks.js';
@@ -361,6 +362,10 @@ export class Switchboard implements Services {
             this.logger.info(`retention: deleted ${deleted.events} events and ${deleted.rejections} rejections`);
           }
           if (deleted.events + deleted.rejections >= RECLAIM_AFTER_ROWS || runs % RECLAIM_EVERY_RUNS === 0) {
+            // Reads wait while a VACUUM runs (seconds on a large dir): after a pause in them if one
+            // comes within half an hour — nobody at the UI, no agent asking — else regardless.
+            await waitForQuiet(() => store.lastReadAt, { quietMs: 10_000, maxWaitMs: 30 * 60_000, pollMs: 5_000, stopped: () => this.eventStore !== store });
+            if (this.eventStore !== store) return;
             const started = performance.now();
             await store.reclaimSpace();
             this.logger.info(`retention: space of deleted rows reclaimed in ${((performance.now() - started) / 1000).toFixed(1)} s`);

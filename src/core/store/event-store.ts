@@ -355,7 +355,11 @@ export class EventStore implements JournalTarget {
   }
 
   /** Every read starts here: it sees every event acknowledged before it began. */
+  /** When the last read began (performance.now()): retention's VACUUM waits for a pause in them. */
+  lastReadAt = -Infinity;
+
   private caughtUp(): Promise<void> {
+    this.lastReadAt = performance.now();
     return this.journal ? this.journal.barrier() : VISIBLE.then(() => {});
   }
 
