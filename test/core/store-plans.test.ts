@@ -185,9 +185,10 @@ describe.each(backends)('query plans on $name', (backend) => {
       return;
     }
     const rows = searchWindowRows(query.limit);
-    const first = await explain(searchWindowStep(query, rows));
+    const window = searchWindowStep(query, rows);
+    const first = await explain(window);
     expectIndexed(`${label} first window`, first.plan, 5 * rows);
-    const [stats] = (await client.query<SearchWindowRow>(searchWindowStep(query, rows).sql, searchWindowStep(query, rows).params)) as SearchWindowRow[];
+    const [stats] = await client.query<SearchWindowRow>(window.sql, window.params);
     const read = { scanned: Number(stats!.scanned), near: Number(stats!.near), total: Number(stats!.total), unindexed: Number(stats!.unindexed) };
     if (first.rows > query.limit || read.scanned < rows) return;
     if (searchUsesIndex(read)) {

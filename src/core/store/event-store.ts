@@ -183,7 +183,7 @@ const rejectionTrimEvery = (cap: number) => Math.max(1, Math.min(REJECTION_TRIM_
  */
 export const SEARCH_PAYLOAD_BYTES = 64 * 1024;
 /**
- * How a search reads (listEvents, docs/benchmarks.md "Search at a million events"):
+ * How a search reads (listEvents, docs/benchmarks.md "Search in time slices"):
  *
  * 1. A first window: the newest rows that pass the other filters, matched against their search
  *    text one by one (~10 µs a row at a million events). A common word fills the page here.
@@ -213,12 +213,12 @@ export const SEARCH_INDEX_MAX_CANDIDATES = 6_000;
 const SEARCH_TAIL_ROW_COST = 2;
 /** A walk's windows: at least this many rows (a statement's overhead), at most the other. */
 export const SEARCH_WALK_MIN_ROWS = 500;
+export const SEARCH_WALK_MAX_ROWS = 50_000;
 /** Rows a search reads (counting trigrams) before its estimate of the index's candidates is settled. */
 export const SEARCH_ESTIMATE_ROWS = 5_000;
-export const SEARCH_WALK_MAX_ROWS = 50_000;
 /**
- * How many of a search's trigrams the first window looks for in each row to estimate what the
- * index would give (each look is a LIKE over the row's text, ~1 µs): spread over the search, so a
+ * How many of a search's trigrams a window that estimates (the first SEARCH_ESTIMATE_ROWS rows)
+ * looks for in each row to tell what the index would give (each look is a LIKE over the row's text, ~1 µs): spread over the search, so a
  * long one's distinctive parts are among them.
  */
 const SEARCH_TRIGRAMS_COUNTED = 8;
@@ -238,6 +238,13 @@ const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-
 const SUMMARY_COLUMNS = `events.id, events.provider, events.family, events.event_type, events.external_id, events.origin,
   events.trust_mode, events.verified, events.payload_size, ${iso('events.received_at')} AS received_at`;
 const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, events.verify_detail, events.content_type, events.source_ip, events.headers, events.payload`;
+/**
+ * An export's: payloads as base64 text — PGlite's JS parser of bytea results is ~0.5 ms per KB
+ * (measured), Buffer's base64 decoder is native. (Postgres wraps the base64 in lines; Buffer
+ * skips them.)
+ */
+const EXPORT_COLUMNS = `${SUMMARY_COLUMNS}, events.verify_detail, events.content_type, events.source_ip, events.headers,
+  encode(events.payload, 'base64') AS payload_base64`;
 const NEWEST_FIRST = 'ORDER BY events.received_at DESC, events.id DESC';
 /**
  * The text a search matches in a payload, as event_search.doc holds it (migrations/0005, 0006):
@@ -354,10 +361,10 @@ export class EventStore implements JournalTarget {
     this.journal = journal;
   }
 
-  /** Every read starts here: it sees every event acknowledged before it began. */
   /** When the last read began (performance.now()): retention's VACUUM waits for a pause in them. */
   lastReadAt = -Infinity;
 
+  /** Every read starts here: it sees every event acknowledged before it began. */
   private caughtUp(): Promise<void> {
     this.lastReadAt = performance.now();
     return this.journal ? this.journal.barrier() : VISIBLE.then(() => {});
@@ -913,14 +920,7 @@ export class EventStore implements JournalTarget {
     const last = keys[count - 1]!;
     c.params.pop(); // the LIMIT
     c.where.push(`(events.received_at, events.id) <= (${c.param(last.received_at)}::timestamptz, ${c.param(Number(last.id))})`);
-    // Payloads as base64 text: PGlite's JS parser of bytea results is ~0.5 ms per KB (measured),
-    // Buffer's base64 decoder is native. (Postgres wraps the base64 in lines; Buffer skips them.)
-    const rows = await this.db.query<ExportRow>(
-      `SELECT ${SUMMARY_COLUMNS}, events.verify_detail, events.content_type, events.source_ip, events.headers,
-              encode(events.payload, 'base64') AS payload_base64
-       FROM events ${c.sql()} ORDER BY events.received_at, events.id`,
-      c.params,
-    );
+    const rows = await this.db.query<ExportRow>(`SELECT ${EXPORT_COLUMNS} FROM events ${c.sql()} ORDER BY events.received_at, events.id`, c.params);
     const events = rows.map(toExported);
     return { events, next: { received_at: last.received_at, id: Number(last.id) } };
   }
@@ -955,9 +955,7 @@ export class EventStore implements JournalTarget {
     if (window.length < scanRows && next !== null && next.id === Number(window.at(-1)?.id)) next = null;
     if (chosen.length === 0) return { events: [], next };
     const rows = await this.db.query<ExportRow>(
-      `SELECT ${SUMMARY_COLUMNS}, events.verify_detail, events.content_type, events.source_ip, events.headers,
-              encode(events.payload, 'base64') AS payload_base64
-       FROM events WHERE events.id = ANY($1::bigint[]) ORDER BY events.received_at, events.id`,
+      `SELECT ${EXPORT_COLUMNS} FROM events WHERE events.id = ANY($1::bigint[]) ORDER BY events.received_at, events.id`,
       [chosen],
     );
     return { events: rows.map(toExported), next };
@@ -1294,8 +1292,8 @@ export function searchUsesIndex(
  * matched against encode(payload, 'escape') (bytes ≥ 0x80 and NUL as \ooo, backslash doubled),
  * so the search is escaped the same way and non-ASCII text matches byte for byte; ASCII letters
  * match case-insensitively. `trigrams`: a few of the search's trigrams (3 letters or digits in a
- * row, as pg_trgm indexes them), as patterns, for the first window's estimate of how much the
- * index narrows the search down.
+ * row, as pg_trgm indexes them), as patterns, for the windows' estimate of how much the index
+ * narrows the search down.
  *
  * A search without 3 letters or digits in a row gives the trigram index nothing to look up: it
  * would read every event, so it is refused rather than answered slowly.
