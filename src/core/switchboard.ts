@@ -62,6 +62,8 @@ export interface SwitchboardOptions {
   onStartupPhase?: (phase: StartupPhase) => void;
   /** Tests only: how searches read (EventStore SearchTuning), e.g. to make them run out of time. */
   searchTuning?: SearchTuning;
+  /** Tests only: when retention first runs after start (30 s). */
+  retentionFirstRunMs?: number;
 }
 
 /** The composition root: the only module that knows every part and every face (services.ts). */
@@ -349,6 +351,7 @@ export class Switchboard implements Services {
     const RECLAIM_AFTER_ROWS = 10_000;
     const RECLAIM_EVERY_RUNS = 24;
     let running = false;
+    let stopped = false;
     let runs = 0;
     const run = () => {
       const store = this.eventStore;
@@ -364,23 +367,25 @@ export class Switchboard implements Services {
           if (deleted.events + deleted.rejections >= RECLAIM_AFTER_ROWS || runs % RECLAIM_EVERY_RUNS === 0) {
             // Reads wait while a VACUUM runs (seconds on a large dir): after a pause in them if one
             // comes within half an hour — nobody at the UI, no agent asking — else regardless.
-            await waitForQuiet(() => store.lastReadAt, { quietMs: 10_000, maxWaitMs: 30 * 60_000, pollMs: 5_000, stopped: () => this.eventStore !== store });
-            if (this.eventStore !== store) return;
+            await waitForQuiet(() => store.lastReadAt, { quietMs: 10_000, maxWaitMs: 30 * 60_000, pollMs: 5_000, stopped: () => stopped });
+            if (stopped) return;
             const started = performance.now();
             await store.reclaimSpace();
             this.logger.info(`retention: space of deleted rows reclaimed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
           }
         })
-        .catch((error: Error) => this.logger.error(`retention: ${error.message}`))
+        // A run cut short by a stop is not an error: the rest is deleted at the next start.
+        .catch((error: Error) => !stopped && this.logger.error(`retention: ${error.message}`))
         .finally(() => (running = false));
     };
-    const first = setTimeout(run, 30_000);
+    const first = setTimeout(run, this.options.retentionFirstRunMs ?? 30_000);
     this.retentionTimer = setInterval(run, HOUR_MS);
     first.unref();
     this.retentionTimer.unref();
     this.closers.push({
       name: 'retention',
       close: () => {
+        stopped = true;
         clearTimeout(first);
         clearInterval(this.retentionTimer);
       },

@@ -103,6 +103,29 @@ describe('journal on a running switchboard', () => {
     }
   });
 
+  it('drops only a row the database refuses, says so in the log, and goes on applying', async () => {
+    const journal = t.sb.journal!;
+    journal.pauseApplier();
+    const submitted = [];
+    try {
+      for (let i = 0; i < 9; i++) {
+        // storableEvent() keeps such text from the journal; this one skips it, as a bug of ours would.
+        const verify_detail = i === 4 ? 'a NUL \u0000 Postgres text cannot hold' : null;
+        submitted.push(await journal.submit({ ...newEvent({ provider: 'github', external_id: `isolate-${i}`, verify_detail }), origin: 'provider' }));
+      }
+    } finally {
+      journal.resumeApplier();
+    }
+    expect(await Promise.all(submitted.map((insert) => insert.visible))).toEqual([true, true, true, true, false, true, true, true, true]);
+    const bad = submitted[4]!.event.id;
+    expect(t.logger.lines.join('\n')).toMatch(new RegExp(`journal: event ${bad} \\(github\\) could not be stored and was dropped: .*0x00`));
+    const stored = await Promise.all(submitted.map((insert) => t.sb.store.getEvent(insert.event.id)));
+    expect(stored.map((event) => event?.external_id ?? null)).toEqual([0, 1, 2, 3, null, 5, 6, 7, 8].map((i) => (i === null ? null : `isolate-${i}`)));
+    const after = await githubDelivery(t.sb.url.receiver, 'after-isolate');
+    expect(after.status).toBe(200);
+    expect(await t.sb.store.getEvent(after.json.id)).toMatchObject({ external_id: 'after-isolate' });
+  });
+
   it('announces an event on the bus only once a read can find it, with its final id', async () => {
     const journal = t.sb.journal!;
     const seen: { event: EventSummary; found: boolean }[] = [];
@@ -183,7 +206,7 @@ describe('journal files', () => {
         id, received_at: `2026-12-01T10:00:00.${String(id).padStart(6, '0')}Z`, provider: 'github', family: 'webhook', event_type: 'ping',
         external_id: externalId, trust_mode: 'signed', verified: true, verify_detail: 'github: X-Hub-Signature-256 verified', content_type: 'application/json',
         headers: { 'x-github-delivery': externalId }, source_ip: '127.0.0.1', origin: 'provider', payload: Buffer.from(JSON.stringify({ n: id })),
-      }).record;
+      });
     const tail = Array.from({ length: 20 }, (_, i) => record(first + i, `tail-${i}`));
     const torn = record(first + 20, 'torn');
     await writeFile(join(dataDir, 'journal', `${String(first).padStart(16, '0')}.log`), Buffer.concat([...tail, torn.subarray(0, torn.byteLength - 7)]));

@@ -3,6 +3,7 @@ import { migrationsDir } from '../../src/core/paths.js';
 import { EventStore, RETENTION_BATCH_ROWS } from '../../src/core/store/event-store.js';
 import { migrate } from '../../src/core/store/migrations.js';
 import { openPglite, type SqlClient } from '../../src/core/store/sql-client.js';
+import { startTestSwitchboard } from '../helpers/core.js';
 import { newEvent } from '../helpers/events.js';
 
 /**
@@ -61,4 +62,30 @@ describe('retention under ingest', () => {
     expect(Number(n)).toBeGreaterThanOrEqual(MAX_ROWS);
     expect(deleted.events).toBe(SEEDED + inserted.length - Number(n));
   }, 300_000);
+});
+
+describe('retention on a running switchboard', () => {
+  it('ends a run quietly when the switchboard stops under it', async () => {
+    const t = await startTestSwitchboard({}, { retentionFirstRunMs: 0 });
+    const store = t.sb.store;
+    const original = store.applyRetention.bind(store);
+    let entered!: () => void;
+    const inRun = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let outcome: Promise<unknown> = Promise.resolve();
+    // Holds the run until the database is closed: what a stop in the middle of a long run does.
+    store.applyRetention = (policy) => {
+      entered();
+      const run = held.then(() => original(policy));
+      outcome = run.catch((error: Error) => error);
+      return run;
+    };
+    await inRun;
+    await t.close();
+    release();
+    expect(await outcome).toMatchObject({ message: expect.stringMatching(/closed/) });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(t.logger.lines.filter((line) => line.startsWith('error'))).toEqual([]);
+  });
 });

@@ -42,12 +42,8 @@ export interface JournalInsert {
 
 /** The database side of the journal (EventStore implements it; the only code that writes SQL). */
 export interface JournalTarget {
-  /**
-   * Inserts the events (ids given) and sets journal_state.applied_id in one statement; resolves
-   * to rows inserted. `metaJson[i]`, when given, is events[i] without its payload as JSON text
-   * (with the payload's `size`), already made by encodeRecord.
-   */
-  applyJournalBatch(events: readonly JournalEvent[], appliedId: number, metaJson?: readonly (string | undefined)[]): Promise<number>;
+  /** Inserts the events (ids given) and sets journal_state.applied_id in one transaction; resolves to rows inserted. */
+  applyJournalBatch(events: readonly JournalEvent[], appliedId: number): Promise<number>;
   journalPosition(): Promise<{ appliedId: number; maxId: number }>;
   eventsByKeys(keys: readonly { provider: string; external_id: string }[]): Promise<EventSummary[]>;
   /** Keys of stored events with id > afterId, in id order (the Bloom filter's load). */
@@ -100,8 +96,6 @@ interface Entry {
   key: string | null;
   bytes: number;
   record: Buffer | null;
-  /** The event's metadata as JSON (encodeRecord), sent as is by the applier. */
-  metaJson: string | undefined;
   ack: Deferred<JournalInsert>;
   visible: Deferred<boolean>;
 }
@@ -378,7 +372,6 @@ export class EventJournal {
       key: keyOf(event.provider, event.external_id),
       bytes: event.payload.byteLength + 512,
       record: null,
-      metaJson: undefined,
       ack: deferred(),
       visible: deferred(),
     };
@@ -391,7 +384,7 @@ export class EventJournal {
     const event: JournalEvent = { ...input, id: this.nextId++, received_at: input.received_at ?? this.batchTime() };
     this.lastAppend = performance.now();
     const entry = this.entryFor(event);
-    ({ record: entry.record, metaJson: entry.metaJson } = encodeRecord(event));
+    entry.record = encodeRecord(event);
     if (key) {
       this.pendingKeys.set(key, entry);
       this.filter?.add(key);
@@ -535,7 +528,6 @@ export class EventJournal {
       const inserted = await this.target.applyJournalBatch(
         batch.map((entry) => entry.event),
         batch[batch.length - 1]!.event.id,
-        batch.map((entry) => entry.metaJson),
       );
       if (inserted < batch.length) {
         // Cannot happen while this journal is the only writer; said loudly if it ever does.

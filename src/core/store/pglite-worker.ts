@@ -89,11 +89,12 @@ async function handle(message) {
       if (tx !== undefined && !(openTx && tx === openTx.id)) throw new Error(LOST_TX);
       const target = openTx ? openTx.tx : db;
       if (op === 'exec') await target.exec(sql);
+      else if (op === 'copy') await target.exec(sql, { blob: new Blob([message.blob]) });
       else rows = (await target.query(sql, params)).rows;
     }
-    reply({ id, ok: true, rows, largest: largestValue(params, rows) }, rows);
+    reply({ id, ok: true, rows, largest: op === 'copy' ? message.largest : largestValue(params, rows) }, rows);
   } catch (error) {
-    parentPort.postMessage({ id, ok: false, message: String(error && error.message || error), largest: largestValue(params) });
+    parentPort.postMessage({ id, ok: false, message: String(error && error.message || error), code: error && error.code, largest: op === 'copy' ? message.largest : largestValue(params) });
   }
 }
 
@@ -146,6 +147,9 @@ interface Message {
   sql?: string;
   params?: readonly unknown[];
   tx?: number;
+  /** copyFrom's data, and the largest value in it. */
+  blob?: Uint8Array;
+  largest?: number;
 }
 
 interface Reply {
@@ -153,6 +157,8 @@ interface Reply {
   ok: boolean;
   rows?: unknown[];
   message?: string;
+  /** The SQLSTATE of a failed statement: the journal tells a bad row from a failing database by it. */
+  code?: string;
   largest: number;
 }
 
@@ -197,7 +203,8 @@ async function startWorker(workerData: WorkerData): Promise<Connection> {
       pending.set(id, { resolve, reject });
       // The caller keeps its buffers: large ones are copied here once and the copy moves.
       const params = message.params?.map((value) => (value instanceof Uint8Array && value.byteLength >= 65536 ? new Uint8Array(value) : value));
-      const transfer = (params ?? []).map(transferable).filter((buffer) => buffer !== undefined);
+      // A COPY's data is handed over (copyFrom): it moves without a copy when it can.
+      const transfer = [...(params ?? []), message.blob].map(transferable).filter((buffer) => buffer !== undefined);
       worker.postMessage({ id, op, ...message, params }, transfer);
     });
   const opened = await send('open').catch((error: Error) => ({ id: 0, ok: false, message: error.message, largest: 0 }));
@@ -298,7 +305,7 @@ export async function openPgliteInWorker(dataDir: string, options: WorkerDatabas
     try {
       const reply = await (await current()).send(op, message);
       if (reply.largest >= largeValueBytes) scheduleRecycle();
-      if (!reply.ok) throw new Error(reply.message);
+      if (!reply.ok) throw Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {});
       return reply.rows ?? [];
     } finally {
       active--;
@@ -327,10 +334,13 @@ export async function openPgliteInWorker(dataDir: string, options: WorkerDatabas
     return gate;
   };
 
-  const over = (tx?: number): Pick<SqlClient, 'query' | 'exec'> => ({
+  const over = (tx?: number): Pick<SqlClient, 'query' | 'exec' | 'copyFrom'> => ({
     query: async <Row>(sql: string, params: readonly unknown[] = []) => (await send('query', { sql, params, tx })) as Row[],
     exec: async (sql: string) => {
       await send('exec', { sql, tx });
+    },
+    copyFrom: async (sql: string, data: Uint8Array, largestValue: number) => {
+      await send('copy', { sql, tx, blob: data, largest: largestValue });
     },
   });
 

@@ -1,3 +1,4 @@
+import { Blob } from 'node:buffer';
 import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,6 +15,13 @@ export interface SqlClient {
   /** Several statements, no parameters (migrations). */
   exec(sql: string): Promise<void>;
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
+  /**
+   * PGlite only: runs `sql` — one or more statements, in one transaction (the simple protocol) —
+   * with `data` readable as the file '/dev/blob' (`COPY … FROM '/dev/blob'`). `data` is handed
+   * over: the caller must not change it afterwards. `largestValue` is the largest single value in
+   * it, in bytes (the worker recycles after large values, pglite-worker.ts).
+   */
+  copyFrom?(sql: string, data: Uint8Array, largestValue: number): Promise<void>;
   /**
    * LISTEN on a dedicated connection (PostgreSQL only: several instances sharing one event log
    * learn about each other's events this way). Resolves to an unlisten function.
@@ -120,6 +128,10 @@ export async function openPglite(dataDir: string | 'memory://'): Promise<SqlClie
     },
     async exec(sql: string) {
       await q.exec(sql);
+    },
+    async copyFrom(sql: string, data: Uint8Array) {
+      // Node's Blob, not the global one: under jsdom (renderer tests) that one cannot be read back.
+      await q.exec(sql, { blob: new Blob([data]) as unknown as globalThis.Blob });
     },
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
     close: async () => {},
