@@ -103,6 +103,33 @@ describe('journal on a running switchboard', () => {
     }
   });
 
+  it('answers redeliveries of recently stored events from memory, until events are deleted', async () => {
+    const m = await startTestSwitchboard(CONFIG, { env: ENV });
+    try {
+      const journal = m.sb.journal!;
+      const first = await githubDelivery(m.sb.url.receiver, 'remembered');
+      await m.sb.store.getEvent(first.json.id); // applied
+      const lookups = journal.stats.keyLookups;
+      const storm = await Promise.all(Array.from({ length: 50 }, () => githubDelivery(m.sb.url.receiver, 'remembered')));
+      for (const answer of storm) expect(answer.json).toEqual({ id: first.json.id, duplicate: true });
+      expect(journal.stats.keyLookups).toBe(lookups);
+
+      // Once its first copy is deleted, a redelivery is a new event again: by retention…
+      const other = await githubDelivery(m.sb.url.receiver, 'newer');
+      await m.sb.store.getEvent(other.json.id);
+      expect((await m.sb.store.applyRetention({ max_age_days: 30, max_rows: 1, max_rejections: 10 })).events).toBe(1);
+      const again = await githubDelivery(m.sb.url.receiver, 'remembered');
+      expect(again.json).toEqual({ id: expect.any(Number), duplicate: false });
+      expect(again.json.id).toBeGreaterThan(other.json.id);
+      expect((await githubDelivery(m.sb.url.receiver, 'remembered')).json).toEqual({ id: again.json.id, duplicate: true });
+      // …or by clearing the log.
+      await m.sb.store.clearEvents();
+      expect((await githubDelivery(m.sb.url.receiver, 'newer')).json.duplicate).toBe(false);
+    } finally {
+      await m.close();
+    }
+  });
+
   it('drops only a row the database refuses, says so in the log, and goes on applying', async () => {
     const journal = t.sb.journal!;
     journal.pauseApplier();

@@ -10,6 +10,7 @@ import {
   SEARCH_WALK_MIN_ROWS,
   type SearchWindowRow,
   eventKeysAfterStep,
+  eventsByKeysStep,
   firstEventAfterStep,
   nthNewestStep,
   providerSeenStep,
@@ -265,6 +266,15 @@ describe.each(backends)('query plans on $name', (backend) => {
     if (!available) return context.skip();
     for (const after of [0, ROWS / 2, ROWS - 10]) {
       expectIndexed(`keys after ${after}`, (await explain(eventKeysAfterStep(after, 500))).plan);
+    }
+  });
+
+  it('looks up redelivered keys for the journal through the (provider, external_id) index', async (context) => {
+    if (!available) return context.skip();
+    for (const ids of [['ext-8'], Array.from({ length: 500 }, (_, i) => `ext-${i * 71 + 4}`)]) {
+      const { plan, rows } = await explain(eventsByKeysStep('p0', ids));
+      expectIndexed(`${ids.length} keys`, plan, ids.length * 2);
+      expect(rows).toBe(ids.filter((id) => Number(id.slice(4)) % 4 === 0 && Number(id.slice(4)) % 100 !== 0).length);
     }
   });
 

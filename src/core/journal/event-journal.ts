@@ -74,6 +74,11 @@ const MAX_APPLY_BYTES = 16 * 1024 * 1024;
 const GATHER_ROWS = 256;
 const GATHER_MS = 4;
 const GATHER_AFTER_MS = 20;
+/** Stored keys remembered for redeliveries (~300 bytes each). */
+const STORED_KEYS = 20_000;
+const VISIBLE = Promise.resolve(true);
+/** Keys per redelivery lookup (two text arrays as parameters). */
+const MAX_LOOKUP_KEYS = 1_000;
 /** Keys read per statement while the filter loads: small, so reads and applied batches interleave. */
 const KEY_SCAN_ROWS = 2_000;
 const FILTER_FILE = 'keys.bloom';
@@ -136,8 +141,19 @@ export class EventJournal {
   private toApply: Entry[] = [];
   private lagBytes = 0;
   private readonly pendingKeys = new Map<string, Entry>();
+  /**
+   * Keys of events applied or found stored lately (the newest STORED_KEYS): a storm of
+   * redeliveries — a provider retrying, a sender stuck on one id — is answered from memory
+   * instead of one database lookup per turn of the event loop.
+   */
+  private readonly storedKeys = new Map<string, EventSummary>();
+  private readonly storedRing: ({ key: string; event: EventSummary } | undefined)[] = [];
+  private storedNext = 0;
   private readonly deciding = new Map<string, Promise<JournalInsert>>();
   private lookups: { key: { provider: string; external_id: string }; done: Deferred<EventSummary | null> }[] = [];
+  private lookingUp = false;
+  /** Keys looked up in the database so far (tests). */
+  private keyLookups = 0;
   private filter: KeyFilter | null = null;
   private filterLoading: Promise<void> | null = null;
   private writeScheduled = false;
@@ -221,6 +237,8 @@ export class EventJournal {
     for (;;) {
       const pending = this.pendingKeys.get(key);
       if (pending) return { event: pending.summary, duplicate: true, visible: pending.visible.promise };
+      const stored = this.storedKeys.get(key);
+      if (stored) return { event: stored, duplicate: true, visible: VISIBLE };
       const decision = this.deciding.get(key);
       if (!decision) break;
       try {
@@ -231,9 +249,11 @@ export class EventJournal {
       }
     }
     if (this.filter && !this.filterLoading && !this.filter.mayHave(key)) return this.append(input, key);
-    const decision = this.lookUp({ provider: input.provider, external_id: input.external_id! }).then((found) =>
-      found ? { event: found, duplicate: true, visible: Promise.resolve(true) } : this.append(input, key),
-    );
+    const decision = this.lookUp({ provider: input.provider, external_id: input.external_id! }).then((found) => {
+      if (!found) return this.append(input, key);
+      this.rememberStored(key, found);
+      return { event: found, duplicate: true, visible: VISIBLE };
+    });
     this.deciding.set(key, decision);
     const forget = () => {
       if (this.deciding.get(key) === decision) this.deciding.delete(key);
@@ -284,6 +304,16 @@ export class EventJournal {
     return done.promise;
   }
 
+  /**
+   * The store deleted events (retention, clear): redeliveries are checked in the database again
+   * rather than answered from memory, so one whose first copy is gone is stored anew.
+   */
+  forgetStoredKeys(): void {
+    this.storedKeys.clear();
+    this.storedRing.length = 0;
+    this.storedNext = 0;
+  }
+
   /** Stops applying (tests: backpressure, reads waiting). Appends continue up to the bound. */
   pauseApplier(): void {
     this.paused = true;
@@ -294,12 +324,13 @@ export class EventJournal {
     this.wakeApplier();
   }
 
-  get stats(): { appliedId: number; writtenId: number; lagRecords: number; lagBytes: number } {
+  get stats(): { appliedId: number; writtenId: number; lagRecords: number; lagBytes: number; keyLookups: number } {
     return {
       appliedId: this.appliedId,
       writtenId: this.writtenId,
       lagRecords: this.toApply.length + this.toWrite.length,
       lagBytes: this.lagBytes,
+      keyLookups: this.keyLookups,
     };
   }
 
@@ -554,7 +585,10 @@ export class EventJournal {
     this.appliedId = batch[batch.length - 1]!.event.id;
     for (const entry of batch) {
       this.lagBytes -= entry.bytes;
-      if (entry.key && this.pendingKeys.get(entry.key) === entry) this.pendingKeys.delete(entry.key);
+      if (entry.key && this.pendingKeys.get(entry.key) === entry) {
+        this.pendingKeys.delete(entry.key);
+        if (stored) this.rememberStored(entry.key, entry.summary);
+      }
       entry.visible.resolve(stored);
     }
     for (let i = this.barrierWaiters.length - 1; i >= 0; i--) {
@@ -569,6 +603,19 @@ export class EventJournal {
     void this.segments.release(this.appliedId);
   }
 
+  /**
+   * Keeps the newest STORED_KEYS keys known to be stored, the oldest forgotten first: a ring of
+   * what was remembered (a Map's own first key is O(deleted entries) to reach once many were
+   * deleted — ~11 µs per delivery here).
+   */
+  private rememberStored(key: string, event: EventSummary): void {
+    const oldest = this.storedRing[this.storedNext];
+    if (oldest && this.storedKeys.get(oldest.key) === oldest.event) this.storedKeys.delete(oldest.key);
+    this.storedRing[this.storedNext] = { key, event };
+    this.storedNext = (this.storedNext + 1) % STORED_KEYS;
+    this.storedKeys.set(key, event);
+  }
+
   private signalDrain(): void {
     if (this.lagging()) return;
     const waiters = this.drainWaiters;
@@ -576,26 +623,35 @@ export class EventJournal {
     for (const wake of waiters) wake();
   }
 
-  /** Batched: the keys asked during one turn of the event loop share one index lookup. */
+  /**
+   * Batched like a group commit: one lookup at a time, and the keys asked while it runs share
+   * the next one. Under a storm of redeliveries each lookup then carries many keys — the
+   * embedded database's cost is mostly per statement (~0.8 ms), ~10 µs per key.
+   */
   private lookUp(key: { provider: string; external_id: string }): Promise<EventSummary | null> {
     const done = deferred<EventSummary | null>();
     this.lookups.push({ key, done });
-    if (this.lookups.length === 1) {
-      setImmediate(() => {
-        const batch = this.lookups.splice(0);
-        this.target.eventsByKeys(batch.map((item) => item.key)).then(
-          (found) => {
-            const byKey = new Map(found.map((event) => [keyOf(event.provider, event.external_id), event]));
-            for (const item of batch) item.done.resolve(byKey.get(keyOf(item.key.provider, item.key.external_id)) ?? null);
-          },
-          (error: unknown) => {
-            const failure = new SwitchboardError('storage_unavailable', `checking for a redelivery failed: ${(error as Error).message}`, { cause: error });
-            for (const item of batch) item.done.reject(failure);
-          },
-        );
-      });
+    if (!this.lookingUp) {
+      this.lookingUp = true;
+      setImmediate(() => void this.runLookups());
     }
     return done.promise;
+  }
+
+  private async runLookups(): Promise<void> {
+    while (this.lookups.length > 0) {
+      const batch = this.lookups.splice(0, MAX_LOOKUP_KEYS);
+      this.keyLookups += batch.length;
+      try {
+        const found = await this.target.eventsByKeys(batch.map((item) => item.key));
+        const byKey = new Map(found.map((event) => [keyOf(event.provider, event.external_id), event]));
+        for (const item of batch) item.done.resolve(byKey.get(keyOf(item.key.provider, item.key.external_id)) ?? null);
+      } catch (error) {
+        const failure = new SwitchboardError('storage_unavailable', `checking for a redelivery failed: ${(error as Error).message}`, { cause: error });
+        for (const item of batch) item.done.reject(failure);
+      }
+    }
+    this.lookingUp = false;
   }
 
   /**

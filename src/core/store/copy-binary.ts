@@ -55,72 +55,87 @@ function writeInt64(buffer: Buffer, value: bigint | number, offset: number): voi
   buffer.writeUInt32BE(value - high * TWO_32, offset + 4);
 }
 
-/** A value as it will be written: bytes (or a string to write as UTF-8) and its length. */
-function prepare(type: CopyType, value: unknown): { text?: string; bytes?: Uint8Array; number?: bigint | number; length: number } | null {
-  if (value === null || value === undefined) return null;
+/** `value`'s bytes as a field of `type` (jsonb: its JSON text, made once and kept in `texts`). */
+function fieldBytes(type: CopyType, value: unknown, texts: string[]): number {
+  if (value === null || value === undefined) return 0;
   switch (type) {
     case 'int8':
-      return { number: typeof value === 'bigint' ? value : Number(value), length: 8 };
-    case 'int4':
-      return { number: Number(value), length: 4 };
-    case 'bool':
-      return { number: value ? 1 : 0, length: 1 };
     case 'timestamptz':
-      return { number: pgMicros(value as string | Date), length: 8 };
-    case 'text': {
-      const text = String(value);
-      return { text, length: Buffer.byteLength(text, 'utf8') };
-    }
+      return 8;
+    case 'int4':
+      return 4;
+    case 'bool':
+      return 1;
+    case 'text':
+      return Buffer.byteLength(String(value), 'utf8');
     case 'jsonb': {
-      // jsonb's binary form: a version byte (1), then the JSON text.
       const text = JSON.stringify(value);
-      return { text, length: 1 + Buffer.byteLength(text, 'utf8') };
+      texts.push(text);
+      return 1 + Buffer.byteLength(text, 'utf8');
     }
-    case 'bytea': {
-      const bytes = value as Uint8Array;
-      return { bytes, length: bytes.byteLength };
-    }
+    case 'bytea':
+      return (value as Uint8Array).byteLength;
   }
 }
 
-/** `rows[i][j]` is column j (of type `types[j]`) of row i; null and undefined are SQL NULL. */
+/**
+ * `rows[i][j]` is column j (of type `types[j]`) of row i; null and undefined are SQL NULL. The
+ * buffer is exactly the data's size and its own (so it can be transferred to another thread).
+ */
 export function encodeCopyBinary(types: readonly CopyType[], rows: readonly (readonly unknown[])[]): Buffer {
-  const prepared = rows.map((row) => types.map((type, column) => prepare(type, row[column])));
+  const texts: string[] = [];
   let size = HEADER_BYTES + 2;
-  for (const fields of prepared) {
+  for (const row of rows) {
     size += 2 + 4 * types.length;
-    for (const field of fields) size += field?.length ?? 0;
+    for (let column = 0; column < types.length; column++) size += fieldBytes(types[column]!, row[column], texts);
   }
-  const buffer = Buffer.allocUnsafe(size);
+  // Every byte is written below; not from the shared pool, so the buffer can move between threads.
+  const buffer = Buffer.allocUnsafeSlow(size);
   SIGNATURE.copy(buffer, 0);
-  buffer.writeInt32BE(0, SIGNATURE.length);
-  buffer.writeInt32BE(0, SIGNATURE.length + 4);
+  buffer.writeInt32BE(0, SIGNATURE.length); // flags
+  buffer.writeInt32BE(0, SIGNATURE.length + 4); // header extension length
   let offset = HEADER_BYTES;
-  for (const fields of prepared) {
+  let nextText = 0;
+  for (const row of rows) {
     offset = buffer.writeInt16BE(types.length, offset);
     for (let column = 0; column < types.length; column++) {
-      const field = fields[column];
-      if (!field) {
+      const value = row[column];
+      if (value === null || value === undefined) {
         offset = buffer.writeInt32BE(-1, offset);
         continue;
       }
-      offset = buffer.writeInt32BE(field.length, offset);
-      const type = types[column]!;
-      if (type === 'jsonb') {
-        buffer[offset] = 1;
-        buffer.write(field.text!, offset + 1, 'utf8');
-      } else if (field.text !== undefined) {
-        buffer.write(field.text, offset, 'utf8');
-      } else if (field.bytes) {
-        buffer.set(field.bytes, offset);
-      } else if (type === 'int4') {
-        buffer.writeInt32BE(field.number as number, offset);
-      } else if (type === 'bool') {
-        buffer[offset] = field.number as number;
-      } else {
-        writeInt64(buffer, field.number!, offset);
+      const start = offset + 4;
+      let end: number;
+      switch (types[column]!) {
+        case 'int8':
+          writeInt64(buffer, typeof value === 'bigint' ? value : Number(value), start);
+          end = start + 8;
+          break;
+        case 'timestamptz':
+          writeInt64(buffer, pgMicros(value as string | Date), start);
+          end = start + 8;
+          break;
+        case 'int4':
+          end = buffer.writeInt32BE(Number(value), start);
+          break;
+        case 'bool':
+          end = buffer.writeUInt8(value ? 1 : 0, start);
+          break;
+        case 'text':
+          end = start + buffer.write(String(value), start, 'utf8');
+          break;
+        case 'jsonb':
+          // jsonb's binary form: a version byte (1), then the JSON text.
+          buffer[start] = 1;
+          end = start + 1 + buffer.write(texts[nextText++]!, start + 1, 'utf8');
+          break;
+        case 'bytea':
+          buffer.set(value as Uint8Array, start);
+          end = start + (value as Uint8Array).byteLength;
+          break;
       }
-      offset += field.length;
+      buffer.writeInt32BE(end - start, offset);
+      offset = end;
     }
   }
   buffer.writeInt16BE(-1, offset);
