@@ -209,7 +209,7 @@ export class Switchboard implements Services {
         logger: this.logger,
         ingestBacklog: () => journal?.stats.lagRecords ?? 0,
         newestId: () => journal?.allocatedThrough ?? 0,
-        lastIngestAt: () => journal?.lastAppendAt ?? -Infinity,
+        lastIngestAt: () => journal?.lastSubmitAt ?? -Infinity,
       });
       indexer = searchIndexer;
       this.searchIndexer = searchIndexer;

@@ -168,7 +168,7 @@ export class EventJournal {
   /** Keys appended while the filter loads (added to it when the load ends). */
   private keysDuringLoad: string[] = [];
   private lastMicros = 0;
-  private lastAppend = -Infinity;
+  private lastSubmit = -Infinity;
   private lastApplied = -Infinity;
   /** Ends the applier's gathering wait early (a read is waiting, or a stop). */
   private endGather: (() => void) | null = null;
@@ -231,6 +231,7 @@ export class EventJournal {
    */
   async submit(input: NewJournalEvent): Promise<JournalInsert> {
     if (this.closing) throw new SwitchboardError('storage_unavailable', 'the event store is closed');
+    this.lastSubmit = performance.now();
     if (this.lagging()) await this.waitForRoom();
     const key = keyOf(input.provider, input.external_id);
     if (key === null) return this.append(input, null);
@@ -334,9 +335,12 @@ export class EventJournal {
     };
   }
 
-  /** When the last event was appended (performance.now() ms; -Infinity before the first). */
-  get lastAppendAt(): number {
-    return this.lastAppend;
+  /**
+   * When the last delivery came, stored or answered as a redelivery (performance.now() ms;
+   * -Infinity before the first): background work waits while they keep coming.
+   */
+  get lastSubmitAt(): number {
+    return this.lastSubmit;
   }
 
   /** The next id this journal will give (what a freshly allocated event would get). */
@@ -413,7 +417,6 @@ export class EventJournal {
   private append(input: NewJournalEvent, key: string | null): Promise<JournalInsert> {
     if (this.closing) return Promise.reject(new SwitchboardError('storage_unavailable', 'the event store is closed'));
     const event: JournalEvent = { ...input, id: this.nextId++, received_at: input.received_at ?? this.batchTime() };
-    this.lastAppend = performance.now();
     const entry = this.entryFor(event);
     entry.record = encodeRecord(event);
     if (key) {

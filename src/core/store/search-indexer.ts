@@ -28,7 +28,7 @@ export interface SearchIndexerOptions {
   ingestBacklog?: () => number;
   /** The highest event id known to be stored or acknowledged. */
   newestId?: () => number;
-  /** When the last delivery was appended (performance.now() ms), if known. */
+  /** When the last delivery came, stored or a redelivery (performance.now() ms), if known. */
   lastIngestAt?: () => number;
 }
 
