@@ -15,7 +15,36 @@ const SECRET = 'bench-secret-0123456789abcdef';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const BODY = JSON.stringify({ ref: 'refs/heads/main', pad: 'x'.repeat(1950) }).slice(0, 2048);
-const SIGNATURE = `sha256=${createHmac('sha256', SECRET).update(BODY).digest('hex')}`;
+const sign = (body) => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+
+/**
+ * A push as GitHub sends it (~6.5 KB: the repository's ~40 URL templates, two commits, pusher,
+ * sender): it compresses about 3× where the padded body above compresses ~40×, so the
+ * database's TOAST (compression, then an out-of-line copy) shows in its cost.
+ */
+function githubPush() {
+  const api = 'https://api.github.com/repos/octo-org/hello-world';
+  const repository = { id: 186853002, node_id: 'MDEwOlJlcG9zaXRvcnkxODY4NTMwMDI=', name: 'hello-world', full_name: 'octo-org/hello-world', private: false };
+  repository.owner = { name: 'octo-org', login: 'octo-org', id: 21031067, avatar_url: 'https://avatars1.githubusercontent.com/u/21031067?v=4', url: 'https://api.github.com/users/octo-org', html_url: 'https://github.com/octo-org', type: 'Organization', site_admin: false };
+  for (const name of ['forks', 'keys', 'collaborators', 'teams', 'hooks', 'issue_events', 'events', 'assignees', 'branches', 'tags', 'blobs', 'git_tags', 'git_refs', 'trees', 'statuses', 'languages', 'stargazers', 'contributors', 'subscribers', 'subscription', 'commits', 'git_commits', 'comments', 'issue_comment', 'contents', 'compare', 'merges', 'archive', 'downloads', 'issues', 'pulls', 'milestones', 'notifications', 'labels', 'releases', 'deployments']) {
+    repository[`${name}_url`] = `${api}/${name}{/sha}`;
+  }
+  Object.assign(repository, { html_url: 'https://github.com/octo-org/hello-world', description: 'An example repository', created_at: 1557933565, updated_at: '2026-11-30T15:20:41Z', pushed_at: 1557933657, clone_url: 'https://github.com/octo-org/hello-world.git', default_branch: 'main', language: 'TypeScript', size: 1204, stargazers_count: 12, watchers_count: 12, forks_count: 1, open_issues_count: 2 });
+  const commit = (n) => ({
+    id: `6113728f27ae82c7b1a177c8d03f9e96e0adf24${n}`,
+    tree_id: 'f9d2a07e9488b91af2641b26b9407fe22a451433',
+    distinct: true,
+    message: `Handle checkout.session.completed in the order service (#${n})`,
+    timestamp: '2026-11-30T15:20:30Z',
+    url: `https://github.com/octo-org/hello-world/commit/6113728f27ae82c7b1a177c8d03f9e96e0adf24${n}`,
+    author: { name: 'Ada', email: 'ada@example.com', username: 'ada' },
+    committer: { name: 'GitHub', email: 'noreply@github.com', username: 'web-flow' },
+    added: [], removed: [], modified: ['README.md', `src/orders/checkout-${n}.ts`],
+  });
+  const sender = { login: 'ada', id: 21031067, avatar_url: 'https://avatars1.githubusercontent.com/u/21031067?v=4', url: 'https://api.github.com/users/ada', html_url: 'https://github.com/ada', type: 'User', site_admin: false };
+  return JSON.stringify({ ref: 'refs/heads/main', before: '6113728f27ae82c7b1a177c8d03f9e96e0adf246', after: '0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c', created: false, deleted: false, forced: false, compare: `${api}/compare/6113728f27ae...0d1a26e67d8f`, commits: [commit(1), commit(2)], head_commit: commit(2), repository, pusher: { name: 'ada', email: 'ada@example.com' }, sender });
+}
+const PUSH = githubPush();
 
 function startChild(args, env, ready) {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -43,17 +72,28 @@ const BARE_SERVER = `
 /** Delivery ids stay unique across every load of a run: a repeated id is a redelivery (dedupe), not a new event. */
 let deliveries = 0;
 
-async function load(url, connections = CONNECTIONS) {
+/** `redeliver`: a list of delivery ids already sent, cycled through instead of new ones. */
+async function load(url, connections = CONNECTIONS, redeliver = null, body = BODY) {
+  const first = deliveries;
+  let next = 0;
   const result = await autocannon({
     url,
     connections,
     duration: DURATION_S,
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': SIGNATURE },
-    body: BODY,
-    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-github-delivery': `bench-${process.pid}-${deliveries++}` } }) }],
+    headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': sign(body) },
+    body,
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          headers: { ...request.headers, 'x-github-delivery': redeliver ? redeliver[next++ % redeliver.length] : `bench-${process.pid}-${deliveries++}` },
+        }),
+      },
+    ],
   });
   return {
+    ids: redeliver ? [] : Array.from({ length: deliveries - first }, (_, i) => `bench-${process.pid}-${first + i}`),
     perSecond: result.requests.average,
     total: result.requests.total,
     p50: result.latency.p50,
@@ -98,13 +138,19 @@ async function startServe(extraArgs, env = {}) {
  */
 async function visibleAfter(serve) {
   const started = performance.now();
+  await newestId(serve);
+  return performance.now() - started;
+}
+
+async function newestId(serve) {
   const response = await fetch(`${serve.control}/api/listEvents`, {
     method: 'POST',
     headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ limit: 1 }),
   });
-  await response.text();
-  return performance.now() - started;
+  const body = await response.json();
+  if (!response.ok) throw new Error(`listEvents answered ${response.status}: ${JSON.stringify(body)}`);
+  return body.events[0]?.id ?? 0;
 }
 
 const mean = (runs, key) => runs.reduce((sum, run) => sum + run[key], 0) / runs.length;
@@ -156,9 +202,9 @@ async function quiesce(servers) {
   }
 }
 
-async function loadServe(serve, connections = CONNECTIONS, all = [serve]) {
+async function loadServe(serve, connections = CONNECTIONS, all = [serve], redeliver = null, body = BODY) {
   await quiesce(all);
-  const run = await load(`${serve.url}/webhooks/github`, connections);
+  const run = await load(`${serve.url}/webhooks/github`, connections, redeliver, body);
   run.visibleMs = await visibleAfter(serve);
   return run;
 }
@@ -192,6 +238,14 @@ export async function benchIngest() {
       }
     }
     results.quiet64 = await loadServe(quiet, 64, [direct, quiet, streaming]);
+    // A storm of redeliveries of stored events — more distinct ids than the journal keeps in
+    // memory (20,000), so most are looked up in the database.
+    const stored = quiet.runs.flatMap((run) => run.ids);
+    const newestBefore = await newestId(quiet);
+    results.redeliveries = await loadServe(quiet, CONNECTIONS, [direct, quiet, streaming], stored);
+    results.redeliveries.distinct = stored.length;
+    results.redeliveries.storedAnew = (await newestId(quiet)) - newestBefore;
+    results.push = await loadServe(quiet, CONNECTIONS, [direct, quiet, streaming], null, PUSH);
   } finally {
     await direct.stop();
     await quiet.stop();
@@ -224,6 +278,9 @@ export async function benchIngest() {
   console.log(row(`journal + terminal stream, ${CONNECTIONS} conns`, results.switchboard));
   console.log(row('bare node:http, 64 conns', results.bare64));
   console.log(row('journal --quiet, 64 conns', results.quiet64));
+  console.log(row(`redeliveries of ${results.redeliveries.distinct} stored ids, ${CONNECTIONS} conns`, results.redeliveries));
+  console.log(`  (events stored by the redeliveries: ${results.redeliveries.storedAnew}, expected 0)`);
+  console.log(row(`journal --quiet, ${(PUSH.length / 1024).toFixed(1)} KB GitHub push, ${CONNECTIONS} conns`, results.push));
   if (results.postgres) console.log(row(`PostgreSQL (--database-url), ${CONNECTIONS} conns`, results.postgres));
   console.log(`journal / bare throughput: ${(results.switchboard.perSecond / results.bare.perSecond).toFixed(2)}× (0.2: ${(results.direct.perSecond / results.bare.perSecond).toFixed(2)}×)`);
   const cost = 1 - results.switchboard.perSecond / results.quiet.perSecond;

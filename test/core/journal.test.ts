@@ -9,6 +9,7 @@ import { EventStore } from '../../src/core/store/event-store.js';
 import { openPglite } from '../../src/core/store/sql-client.js';
 import { createSwitchboard } from '../../src/core/switchboard.js';
 import { newEvent } from '../helpers/events.js';
+import { connectMcp } from '../helpers/mcp.js';
 import { memoryLogger, startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../helpers/core.js';
 
 /**
@@ -60,6 +61,33 @@ describe('journal on a running switchboard', () => {
     }
     await Promise.all(Array.from({ length: 16 }, worker));
     expect(missing).toEqual([]);
+  }, 120_000);
+
+  it('shows every acknowledged delivery to an agent reading over MCP right after its answer', async () => {
+    const agent = await connectMcp(t);
+    try {
+      const TOTAL = 1_000;
+      let next = 0;
+      const missing: string[] = [];
+      async function worker(): Promise<void> {
+        while (next < TOTAL) {
+          const i = next++;
+          const answer = await githubDelivery(t.sb.url.receiver, `ryw-mcp-${i}`);
+          expect(answer.status).toBe(200);
+          if (i % 2 === 0) {
+            const event = await agent.ok('get_webhook_event', { id: answer.json.id, max_payload_bytes: 0 });
+            if (event.external_id !== `ryw-mcp-${i}`) missing.push(`ryw-mcp-${i}`);
+          } else {
+            const page = await agent.ok<{ events: { id: number }[] }>('list_webhook_events', { provider: 'github', limit: 20 });
+            if (!page.events.some((event) => event.id === answer.json.id)) missing.push(`ryw-mcp-${i}`);
+          }
+        }
+      }
+      await Promise.all(Array.from({ length: 8 }, worker));
+      expect(missing).toEqual([]);
+    } finally {
+      await agent.close();
+    }
   }, 120_000);
 
   it('answers a redelivery with the first id while both are still in the journal, and after they are applied', async () => {
