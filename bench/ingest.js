@@ -18,7 +18,7 @@ const BODY = JSON.stringify({ ref: 'refs/heads/main', pad: 'x'.repeat(1950) }).s
 const sign = (body) => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
 
 /**
- * A push as GitHub sends it (~6.5 KB: the repository's ~40 URL templates, two commits, pusher,
+ * A push as GitHub sends it (~6 KB: the repository's ~40 URL templates, two commits, pusher,
  * sender): it compresses about 3× where the padded body above compresses ~40×, so the
  * database's TOAST (compression, then an out-of-line copy) shows in its cost.
  */
