@@ -42,8 +42,11 @@ export interface JournalInsert {
 
 /** The database side of the journal (EventStore implements it; the only code that writes SQL). */
 export interface JournalTarget {
-  /** Inserts the events (ids given) and sets journal_state.applied_id in one transaction; resolves to rows inserted. */
-  applyJournalBatch(events: readonly JournalEvent[], appliedId: number): Promise<number>;
+  /**
+   * Stores every one of the events (ids given) and sets journal_state.applied_id, in one
+   * transaction; a row it cannot store fails the whole call (with the database's SQLSTATE).
+   */
+  applyJournalBatch(events: readonly JournalEvent[], appliedId: number): Promise<void>;
   journalPosition(): Promise<{ appliedId: number; maxId: number }>;
   eventsByKeys(keys: readonly { provider: string; external_id: string }[]): Promise<EventSummary[]>;
   /** Keys of stored events with id > afterId, in id order (the Bloom filter's load). */
@@ -559,14 +562,10 @@ export class EventJournal {
    */
   private async applyOrIsolate(batch: Entry[]): Promise<void> {
     try {
-      const inserted = await this.target.applyJournalBatch(
+      await this.target.applyJournalBatch(
         batch.map((entry) => entry.event),
         batch[batch.length - 1]!.event.id,
       );
-      if (inserted < batch.length) {
-        // Cannot happen while this journal is the only writer; said loudly if it ever does.
-        this.logger.error(`journal: ${batch.length - inserted} of ${batch.length} events were already stored under another id and were skipped`);
-      }
       this.applied(batch, true);
     } catch (error) {
       if (!isRowError(error)) throw error;

@@ -532,14 +532,14 @@ export class EventStore implements JournalTarget {
    * redelivery cannot reach here (the journal dedupes); if one did, the unique index would fail
    * the batch and the journal would isolate that row and drop it, logged.
    */
-  async applyJournalBatch(events: readonly JournalEvent[], appliedId: number): Promise<number> {
+  async applyJournalBatch(events: readonly JournalEvent[], appliedId: number): Promise<void> {
     if (!Number.isSafeInteger(appliedId)) throw new RangeError(`not a journal position: ${appliedId}`);
     // The position and the sequence move in the statements that store the rows, one transaction.
     const position = `UPDATE journal_state SET applied_id = GREATEST(applied_id, ${appliedId});
        SELECT setval('events_id_seq', GREATEST(${appliedId}, (SELECT last_value FROM events_id_seq)));`;
     if (events.length === 0) {
       await this.db.exec(position);
-      return 0;
+      return;
     }
     if (!this.db.copyFrom) throw new Error('the journal applies through COPY, which this database client lacks');
     let largest = 0;
@@ -552,7 +552,6 @@ export class EventStore implements JournalTarget {
       encodeCopyBinary(JOURNAL_COPY_TYPES, rows),
       largest,
     );
-    return events.length;
   }
 
   async journalPosition(): Promise<{ appliedId: number; maxId: number }> {
