@@ -9,20 +9,21 @@ import { JournalSegments } from './segments.js';
 
 /**
  * Ack from a journal (DESIGN §5): a delivery is appended to `<data dir>/journal` and answered;
- * an applier moves journal records into the database in large batches, recording how far it got
- * in the same statement. The receiver no longer waits for the embedded database, whose cost is
- * per statement, and the database gets hundreds of rows per statement.
+ * an applier moves journal records into the database in large batches (binary COPY), recording
+ * how far it got in the same transaction. The receiver no longer waits for the embedded
+ * database, whose cost is largely per statement, and the database gets hundreds of rows each.
  *
  * What it guarantees, and how:
  * - Nothing acknowledged is lost or stored twice: a record is applied together with the new
- *   position (journal_state.applied_id) in one statement; on start the records past that
+ *   position (journal_state.applied_id) in one transaction; on start the records past that
  *   position are applied before the ports open. Ids are allocated here, in append order, so the
  *   position is simply the highest applied id.
  * - Read-your-writes: `barrier()` — awaited by every read in the store — waits until everything
  *   written to the journal when the read began is in the database.
- * - Exact dedupe across journal and database: a key still in the journal is found in memory;
- *   otherwise a Bloom filter of the database's keys says "new" (no query) or "maybe" (one
- *   batched index lookup, during which the key is held so a concurrent redelivery waits for it).
+ * - Exact dedupe across journal and database: a key still in the journal, or among the newest
+ *   stored ones, is found in memory; otherwise a Bloom filter of the database's keys says "new"
+ *   (no query) or "maybe" (one batched index lookup, during which the key is held so a
+ *   concurrent redelivery waits for it).
  * - Bounded: past MAX_LAG_RECORDS / MAX_LAG_BYTES not yet applied, a delivery waits up to
  *   BACKPRESSURE_WAIT_MS, then is refused with JournalFullError (503 + Retry-After), instead of
  *   the journal and this process's memory growing without limit.
