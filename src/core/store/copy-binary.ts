@@ -39,7 +39,8 @@ export function pgMicros(time: string | Date): bigint | number {
   } else {
     ms = typeof time === 'string' ? Date.parse(time) : time.getTime();
   }
-  if (Number.isNaN(ms)) throw new RangeError(`not a time: ${JSON.stringify(time)}`);
+  // Postgres's SQLSTATE for it: the journal then isolates the row instead of retrying the batch.
+  if (Number.isNaN(ms)) throw Object.assign(new RangeError(`not a time: ${JSON.stringify(time)}`), { code: '22007' });
   const us = ms * 1000 + extraUs - PG_EPOCH_US;
   // Past ±285 years from 2000 a double no longer holds every microsecond.
   return Number.isSafeInteger(us) ? us : (BigInt(ms) * 1000n + BigInt(extraUs) - BigInt(PG_EPOCH_US));

@@ -25,6 +25,12 @@ const ROWS: unknown[][] = [
 const READ = `SELECT id::text, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS at, label, flag, doc::text, encode(body, 'hex') AS body, size
   FROM %s ORDER BY id`;
 
+describe('binary COPY rows', () => {
+  it('refuses a time it cannot read with the SQLSTATE Postgres would give, so the journal drops only that row', () => {
+    expect(() => encodeCopyBinary(['timestamptz'], [['yesterday-ish']])).toThrow(expect.objectContaining({ code: '22007' }));
+  });
+});
+
 describe.each([
   ['in this thread', (dir: string) => openPglite(dir)],
   ['in a worker thread', (dir: string) => openPgliteInWorker(dir)],
