@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../src/shared/events.js';
+import { EventJournal, type JournalTarget } from '../../src/core/journal/event-journal.js';
 import { encodeRecord } from '../../src/core/journal/record.js';
+import { migrationsDir } from '../../src/core/paths.js';
+import { migrate } from '../../src/core/store/migrations.js';
 import { EventStore } from '../../src/core/store/event-store.js';
 import { openPglite } from '../../src/core/store/sql-client.js';
 import { createSwitchboard } from '../../src/core/switchboard.js';
@@ -228,6 +231,43 @@ describe('journal on a running switchboard', () => {
     const ids = page.items.map((event) => event.external_id).filter((id) => id?.startsWith('full-'));
     expect(new Set(ids).size).toBe(50);
     expect(ids).toHaveLength(50);
+  });
+});
+
+describe('journal applier', () => {
+  it('counts a batch whose answer was lost after it committed as stored, not as colliding rows', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'switchboard-journal-lost-'));
+    const sql = await openPglite('memory://');
+    await migrate(sql, migrationsDir());
+    const store = new EventStore(sql);
+    // The real store; only the first answer is lost, as when the database worker ends right after a commit.
+    let loseAnswer = true;
+    const target: JournalTarget = {
+      applyJournalBatch: async (events, appliedId) => {
+        await store.applyJournalBatch(events, appliedId);
+        if (loseAnswer && events.length > 0) {
+          loseAnswer = false;
+          throw new Error('the database worker ended (exit code 1)');
+        }
+      },
+      journalPosition: () => store.journalPosition(),
+      eventsByKeys: (keys) => store.eventsByKeys(keys),
+      eventKeysAfter: (after, limit) => store.eventKeysAfter(after, limit),
+      estimatedEventCount: () => store.estimatedEventCount(),
+    };
+    const logger = memoryLogger();
+    const journal = await EventJournal.open(dataDir, target, logger);
+    try {
+      const inserts = await Promise.all([0, 1, 2, 3, 4].map((i) => journal.submit({ ...newEvent({ provider: 'github', external_id: `lost-${i}` }), origin: 'provider' })));
+      expect(await Promise.all(inserts.map((insert) => insert.visible))).toEqual([true, true, true, true, true]);
+      expect(logger.lines.join('\n')).toMatch(/retrying/);
+      expect(logger.lines.join('\n')).not.toMatch(/dropped/);
+      expect(await sql.query('SELECT count(*)::int AS n FROM events')).toEqual([{ n: 5 }]);
+    } finally {
+      await journal.close();
+      await sql.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

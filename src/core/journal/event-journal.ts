@@ -531,8 +531,21 @@ export class EventJournal {
         const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
         this.logger.error(`journal: storing ${batch.length} events in the database failed (${(error as Error).message}); retrying in ${delay} ms`);
         await new Promise((resolve) => setTimeout(resolve, delay));
+        await this.skipCommitted().catch(() => {});
       }
     }
+  }
+
+  /**
+   * A failed batch may still have committed, its answer lost on the way (the database worker
+   * ended right after): the database's own position says so, and those records are done —
+   * applied again they would only collide with themselves.
+   */
+  private async skipCommitted(): Promise<void> {
+    const { appliedId } = await this.target.journalPosition();
+    let done = 0;
+    while (done < this.toApply.length && this.toApply[done]!.event.id <= appliedId) done++;
+    if (done > 0) this.applied(this.toApply.slice(0, done), true);
   }
 
   /** A small batch right after the last one, and nobody waiting to read: gather a little longer. */
