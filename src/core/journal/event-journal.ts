@@ -71,7 +71,7 @@ export const MAX_LAG_RECORDS = 50_000;
 export const MAX_LAG_BYTES = 128 * 1024 * 1024;
 const BACKPRESSURE_WAIT_MS = 1_000;
 const BARRIER_TIMEOUT_MS = 15_000;
-/** Rows per INSERT: 15 parameters each, well under the protocol's 65,535. */
+/** Rows per applied batch (one COPY); past ~120 rows the per-statement cost no longer shows. */
 const MAX_APPLY_ROWS = 1_000;
 const MAX_APPLY_BYTES = 16 * 1024 * 1024;
 /** The applier gathers for up to GATHER_MS when fewer than GATHER_ROWS wait and it applied within GATHER_AFTER_MS. */

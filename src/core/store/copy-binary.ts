@@ -22,7 +22,8 @@ const HEADER_BYTES = SIGNATURE.length + 8;
 /** Microseconds from the Unix epoch to PostgreSQL's (2000-01-01T00:00:00Z). */
 const PG_EPOCH_US = Date.UTC(2000, 0, 1) * 1000;
 const TWO_32 = 2 ** 32;
-const ISO_UTC = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?Z$/;
+/** ISO-8601 UTC to the second, then up to six fractional digits: the stored form of a time. */
+export const ISO_UTC = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?Z$/;
 
 /**
  * A time as microseconds since PostgreSQL's epoch. The stored form is ISO-8601 UTC with up to six

@@ -5,7 +5,7 @@ import type { SqlClient } from './sql-client.js';
 import { SEARCH_INDEX_BATCH_ROWS } from './search-indexer.js';
 import type { EventJournal, JournalTarget } from '../journal/event-journal.js';
 import type { JournalEvent } from '../journal/record.js';
-import { encodeCopyBinary, type CopyType } from './copy-binary.js';
+import { encodeCopyBinary, ISO_UTC, type CopyType } from './copy-binary.js';
 import {
   MAX_CONTENT_TYPE_CHARS,
   MAX_DETAIL_CHARS,
@@ -273,41 +273,28 @@ const EVENT_INSERT_COLUMNS = [
 const CASTS: Partial<Record<(typeof EVENT_INSERT_COLUMNS)[number], string>> = { headers: '::jsonb', payload: '::bytea' };
 /** The journal gives every row its id and time (src/core/journal). */
 const JOURNAL_INSERT_COLUMNS = ['id', 'received_at', ...EVENT_INSERT_COLUMNS] as const;
-/** Their types in binary COPY (copy-binary.ts), in the same order. */
-const JOURNAL_COPY_TYPES: readonly CopyType[] = [
-  'int8',
-  'timestamptz',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'bool',
-  'text',
-  'text',
-  'jsonb',
-  'bytea',
-  'int4',
-  'text',
-  'text',
-];
-const journalCopyRow = (event: JournalEvent): unknown[] => [
-  event.id,
-  event.received_at,
-  event.provider,
-  event.family,
-  event.event_type,
-  event.external_id,
-  event.trust_mode,
-  event.verified,
-  event.verify_detail,
-  event.content_type,
-  event.headers,
-  event.payload,
-  event.payload.byteLength,
-  event.source_ip,
-  event.origin,
-];
+/** Each column's type in binary COPY (copy-binary.ts). */
+const JOURNAL_COPY_TYPE: Record<(typeof JOURNAL_INSERT_COLUMNS)[number], CopyType> = {
+  id: 'int8',
+  received_at: 'timestamptz',
+  provider: 'text',
+  family: 'text',
+  event_type: 'text',
+  external_id: 'text',
+  trust_mode: 'text',
+  verified: 'bool',
+  verify_detail: 'text',
+  content_type: 'text',
+  headers: 'jsonb',
+  payload: 'bytea',
+  payload_size: 'int4',
+  source_ip: 'text',
+  origin: 'text',
+};
+const JOURNAL_COPY_TYPES = JOURNAL_INSERT_COLUMNS.map((column) => JOURNAL_COPY_TYPE[column]);
+/** An event's values in JOURNAL_INSERT_COLUMNS order. */
+const journalCopyRow = (event: JournalEvent): unknown[] =>
+  JOURNAL_INSERT_COLUMNS.map((column) => (column === 'payload_size' ? event.payload.byteLength : event[column]));
 
 type SummaryRow = Omit<EventSummary, 'id'> & { id: number | string | bigint };
 
@@ -1125,7 +1112,7 @@ const yieldToOthers = () => new Promise<void>((resolve) => setTimeout(resolve, 1
 
 /** An ISO time as the database prints it (microseconds), so a summary matches what a read returns. */
 function normalizedTime(text: string): string {
-  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?Z$/.exec(text);
+  const match = ISO_UTC.exec(text);
   if (match) return `${match[1]}.${(match[2] ?? '').padEnd(6, '0')}Z`;
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) throw new SwitchboardError('invalid_argument', `received_at is not a time: ${JSON.stringify(text)}`);
