@@ -43,50 +43,48 @@ describe('journal on a running switchboard', () => {
   }, 60_000);
   afterAll(() => t?.close());
 
-  it('shows every acknowledged delivery to a read made right after its answer (read-your-writes)', async () => {
-    const TOTAL = 2_000;
+  /**
+   * `total` deliveries from `workers` concurrent senders, each read at once by `shows` — the two
+   * reads a client makes alternate: one event (even i), the newest page (odd i). Answers the
+   * delivery ids the read missed.
+   */
+  async function readEachRightAfterItsAnswer(
+    prefix: string,
+    total: number,
+    workers: number,
+    shows: (i: number, answer: { id: number }) => Promise<boolean>,
+  ): Promise<string[]> {
     let next = 0;
     const missing: string[] = [];
     async function worker(): Promise<void> {
-      while (next < TOTAL) {
+      while (next < total) {
         const i = next++;
-        const answer = await githubDelivery(t.sb.url.receiver, `ryw-${i}`);
+        const answer = await githubDelivery(t.sb.url.receiver, `${prefix}${i}`);
         expect(answer.status).toBe(200);
-        // Alternate between the two reads a client makes: one event, and the newest page.
-        if (i % 2 === 0) {
-          const { event } = await t.sb.api.getEvent({ id: answer.json.id });
-          if (event.external_id !== `ryw-${i}`) missing.push(`ryw-${i}`);
-        } else {
-          const page = await t.sb.store.listEvents({ provider: 'github', limit: 50 });
-          if (!page.items.some((event) => event.id === answer.json.id)) missing.push(`ryw-${i}`);
-        }
+        if (!(await shows(i, answer.json))) missing.push(`${prefix}${i}`);
       }
     }
-    await Promise.all(Array.from({ length: 16 }, worker));
+    await Promise.all(Array.from({ length: workers }, worker));
+    return missing;
+  }
+
+  it('shows every acknowledged delivery to a read made right after its answer (read-your-writes)', async () => {
+    const missing = await readEachRightAfterItsAnswer('ryw-', 2_000, 16, async (i, answer) => {
+      if (i % 2 === 0) return (await t.sb.api.getEvent({ id: answer.id })).event.external_id === `ryw-${i}`;
+      const page = await t.sb.store.listEvents({ provider: 'github', limit: 50 });
+      return page.items.some((event) => event.id === answer.id);
+    });
     expect(missing).toEqual([]);
   }, 120_000);
 
   it('shows every acknowledged delivery to an agent reading over MCP right after its answer', async () => {
     const agent = await connectMcp(t);
     try {
-      const TOTAL = 1_000;
-      let next = 0;
-      const missing: string[] = [];
-      async function worker(): Promise<void> {
-        while (next < TOTAL) {
-          const i = next++;
-          const answer = await githubDelivery(t.sb.url.receiver, `ryw-mcp-${i}`);
-          expect(answer.status).toBe(200);
-          if (i % 2 === 0) {
-            const event = await agent.ok('get_webhook_event', { id: answer.json.id, max_payload_bytes: 0 });
-            if (event.external_id !== `ryw-mcp-${i}`) missing.push(`ryw-mcp-${i}`);
-          } else {
-            const page = await agent.ok<{ events: { id: number }[] }>('list_webhook_events', { provider: 'github', limit: 20 });
-            if (!page.events.some((event) => event.id === answer.json.id)) missing.push(`ryw-mcp-${i}`);
-          }
-        }
-      }
-      await Promise.all(Array.from({ length: 8 }, worker));
+      const missing = await readEachRightAfterItsAnswer('ryw-mcp-', 1_000, 8, async (i, answer) => {
+        if (i % 2 === 0) return (await agent.ok('get_webhook_event', { id: answer.id, max_payload_bytes: 0 })).external_id === `ryw-mcp-${i}`;
+        const page = await agent.ok<{ events: { id: number }[] }>('list_webhook_events', { provider: 'github', limit: 20 });
+        return page.events.some((event) => event.id === answer.id);
+      });
       expect(missing).toEqual([]);
     } finally {
       await agent.close();
