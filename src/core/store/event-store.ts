@@ -678,12 +678,7 @@ export class EventStore implements JournalTarget {
   }
 
   private run<Row>(step: SqlStep): Promise<Row[]> {
-    const { settings } = step;
-    if (!settings?.length) return this.db.query<Row>(step.sql, step.params);
-    return this.db.transaction(async (tx) => {
-      await tx.exec(settings.map((setting) => `SET LOCAL ${setting};`).join(' '));
-      return tx.query<Row>(step.sql, step.params);
-    });
+    return this.db.query<Row>(step.sql, step.params, step.settings ? { settings: step.settings } : {});
   }
 
   /** The oldest event after `after_id` that matches (MCP wait_for_webhook_event's first look). */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SwitchboardError } from '../errors.js';
 import { unpackDatabaseTemplate } from './database-template.js';
-import { acquireDirLock, parseBytea, PGLITE_SETTINGS, pgliteDir, restrictFileModes, type SqlClient } from './sql-client.js';
+import { acquireDirLock, parseBytea, PGLITE_SETTINGS, pgliteDir, restrictFileModes, type QueryOptions, type SqlClient } from './sql-client.js';
 
 /**
  * PGlite in a worker thread. A PGlite query runs synchronously in WASM on whatever thread owns
@@ -43,7 +43,12 @@ const parseBytea = ${parseBytea.toString()};
 const LOST_TX = 'the transaction was lost: the database worker restarted';
 let db;
 let openTx = null;          // { id, tx, done }
-const waiting = [];         // messages held back while another transaction is open
+// The transaction that owns the database, from the moment its begin ARRIVED until its commit or
+// rollback was handled. Taken on arrival, not when the begin runs: two begins sent together must
+// not both be queued, or the second waits for PGlite's transaction lock while the first one's
+// statements wait behind it — for good (issue #22).
+let reserved = null;
+const waiting = [];         // messages of anything else, held back in order while it is reserved
 
 const transferable = ${transferable.toString()};
 // The largest single value (bytes or characters) a statement sent or received.
@@ -90,7 +95,15 @@ async function handle(message) {
       const target = openTx ? openTx.tx : db;
       if (op === 'exec') await target.exec(sql);
       else if (op === 'copy') await target.exec(sql, { blob: new Blob([message.blob]) });
-      else rows = (await target.query(sql, params)).rows;
+      else if (message.settings && message.settings.length) {
+        // Planner settings for one statement: outside a transaction, one of its own, begun and
+        // ended in this one message, so a read never holds the database across messages.
+        const run = async (t) => {
+          await t.exec(message.settings.map((setting) => 'SET LOCAL ' + setting + ';').join(' '));
+          return (await t.query(sql, params)).rows;
+        };
+        rows = openTx ? await run(openTx.tx) : await db.transaction(run);
+      } else rows = (await target.query(sql, params)).rows;
     }
     reply({ id, ok: true, rows, largest: op === 'copy' ? message.largest : largestValue(params, rows) }, rows);
   } catch (error) {
@@ -99,13 +112,19 @@ async function handle(message) {
 }
 
 let busy = Promise.resolve();
-parentPort.on('message', (message) => {
-  // Statements of an open transaction run at once; everything else waits for it to finish.
-  if (openTx && message.tx !== openTx.id) { waiting.push(message); return; }
+function admit(message) {
+  if (reserved !== null && message.tx !== reserved) { waiting.push(message); return; }
+  if (message.op === 'begin') reserved = message.tx;
   busy = busy.then(() => handle(message)).then(() => {
-    while (!openTx && waiting.length) { const next = waiting.shift(); busy = busy.then(() => handle(next)); }
+    if (reserved === null || message.tx !== reserved) return;
+    // Ended, or its begin failed (the caller then sends no rollback): the database is free again.
+    const ended = message.op === 'commit' || message.op === 'rollback' || !(openTx && openTx.id === reserved);
+    if (!ended) return;
+    reserved = null;
+    while (reserved === null && waiting.length) admit(waiting.shift());
   });
-});
+}
+parentPort.on('message', admit);
 `;
 
 /**
@@ -146,6 +165,8 @@ export interface WorkerSqlClient extends SqlClient {
 interface Message {
   sql?: string;
   params?: readonly unknown[];
+  /** Planner settings for this one statement (SqlClient.query's options). */
+  settings?: readonly string[];
   tx?: number;
   /** copyFrom's data, and the largest value in it. */
   blob?: Uint8Array;
@@ -335,7 +356,8 @@ export async function openPgliteInWorker(dataDir: string, options: WorkerDatabas
   };
 
   const over = (tx?: number): Pick<SqlClient, 'query' | 'exec' | 'copyFrom'> => ({
-    query: async <Row>(sql: string, params: readonly unknown[] = []) => (await send('query', { sql, params, tx })) as Row[],
+    query: async <Row>(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}) =>
+      (await send('query', { sql, params, tx, ...(options.settings?.length ? { settings: options.settings } : {}) })) as Row[],
     exec: async (sql: string) => {
       await send('exec', { sql, tx });
     },

@@ -9,9 +9,19 @@ import { unpackDatabaseTemplate } from './database-template.js';
  * The one seam between the store and a Postgres: embedded PGlite or a real server. The store
  * writes the same SQL for both; nothing above the store knows which one it talks to.
  */
+export interface QueryOptions {
+  /**
+   * Planner settings (`enable_seqscan = off`) for this statement alone, applied with SET LOCAL.
+   * The client runs the statement and its settings as one unit: a read never opens a transaction
+   * that other statements could queue behind (issue #22: concurrent searches deadlocked the
+   * embedded database that way).
+   */
+  settings?: readonly string[];
+}
+
 export interface SqlClient {
   readonly kind: 'pglite' | 'postgres';
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<Row[]>;
   /** Several statements, no parameters (migrations). */
   exec(sql: string): Promise<void>;
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
@@ -120,9 +130,13 @@ export async function openPglite(dataDir: string | 'memory://'): Promise<SqlClie
       cause: error,
     });
   }
-  const wrap = (q: Pick<typeof db, 'query' | 'exec'>): SqlClient => ({
+  const wrap = (q: Pick<typeof db, 'query' | 'exec'>, inTransaction = false): SqlClient => ({
     kind: 'pglite',
-    async query<Row>(sql: string, params: readonly unknown[] = []) {
+    async query<Row>(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}) {
+      if (options.settings?.length) {
+        if (!inTransaction) return db.transaction((tx) => wrap(tx, true).query<Row>(sql, params, options));
+        await q.exec(setLocal(options.settings));
+      }
       const result = await q.query<Row>(sql, params as unknown[]);
       return result.rows;
     },
@@ -133,7 +147,7 @@ export async function openPglite(dataDir: string | 'memory://'): Promise<SqlClie
       // Node's Blob, not the global one: under jsdom (renderer tests) that one cannot be read back.
       await q.exec(sql, { blob: new Blob([data]) as unknown as globalThis.Blob });
     },
-    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
+    transaction: (fn) => (inTransaction ? fn(wrap(q, true)) : db.transaction((tx) => fn(wrap(tx, true)))),
     close: async () => {},
   });
   return {
@@ -164,8 +178,12 @@ export async function openPostgres(url: string): Promise<SqlClient> {
       cause: error,
     });
   }
-  const over = (q: { query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }> }): Pick<SqlClient, 'query' | 'exec'> => ({
-    async query<Row>(sql: string, params: readonly unknown[] = []) {
+  const over = (q: { query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }> }, inTransaction = false): Pick<SqlClient, 'query' | 'exec'> => ({
+    async query<Row>(sql: string, params: readonly unknown[] = [], options: QueryOptions = {}): Promise<Row[]> {
+      if (options.settings?.length) {
+        if (!inTransaction) return client.transaction((tx) => tx.query<Row>(sql, params, options));
+        await q.query(setLocal(options.settings));
+      }
       const result = await q.query(sql, params as unknown[]);
       return result.rows as Row[];
     },
@@ -182,7 +200,7 @@ export async function openPostgres(url: string): Promise<SqlClient> {
         await conn.query('BEGIN');
         const tx: SqlClient = {
           kind: 'postgres',
-          ...over(conn),
+          ...over(conn, true),
           transaction: (inner) => inner(tx),
           close: async () => {},
         };
@@ -213,6 +231,9 @@ export async function openPostgres(url: string): Promise<SqlClient> {
   };
   return client;
 }
+
+/** SET LOCAL statements for QueryOptions.settings (planner settings the store itself writes). */
+const setLocal = (settings: readonly string[]) => settings.map((setting) => `SET LOCAL ${setting};`).join(' ');
 
 /** `postgres://user:pass@host/db` → `postgres://user:***@host/db`: a URL may carry a password. */
 export function redactUrl(url: string): string {

@@ -112,6 +112,28 @@ describe('the embedded database in a worker thread', () => {
     expect(await client.query('SELECT id FROM items')).toEqual([]);
   });
 
+  it('runs transactions begun at the same moment one after another, never both at once (issue #22: they deadlocked)', async () => {
+    const client = await open({});
+    const deadline = <T>(promise: Promise<T>) =>
+      Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('deadlocked')), 20_000).unref())]);
+    const transactions = Array.from({ length: 8 }, (_, i) =>
+      client.transaction(async (tx) => {
+        await tx.query('INSERT INTO items VALUES ($1, NULL)', [i]);
+        await sleep(5);
+        await tx.query('UPDATE items SET body = $2 WHERE id = $1', [i, Buffer.from([i])]);
+      }),
+    );
+    // Reads with planner settings (one statement each, no transaction across messages) and plain ones meanwhile.
+    const reads = Array.from({ length: 8 }, (_, i) =>
+      i % 2 ? client.query('SELECT count(*)::int AS n FROM items', [], { settings: ['enable_seqscan = off'] }) : client.query('SELECT 1 AS one'),
+    );
+    await deadline(Promise.all([...transactions, ...reads]));
+    const rows = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM items WHERE body IS NOT NULL');
+    expect(rows[0]!.n).toBe(8);
+    // The settings were the statement's alone.
+    expect(await client.query('SHOW enable_seqscan')).toEqual([{ enable_seqscan: 'on' }]);
+  });
+
   it('closes while a recycle is due without opening another worker', async () => {
     const client = await open({ recycleAfterValueBytes: 1024, recycleQuietMs: 10_000 });
     await client.query('INSERT INTO items VALUES (1, $1)', [Buffer.alloc(4096)]);
