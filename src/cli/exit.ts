@@ -23,8 +23,11 @@ export class CliError extends Error {
   }
 }
 
-export function usageError(message: string, hint?: string): CliError {
-  return new CliError(message, EXIT_USAGE, hint);
+/** `cause`: what went wrong underneath (its stack trace is printed with SWITCHBOARD_DEBUG=1). */
+export function usageError(message: string, hint?: string, cause?: unknown): CliError {
+  const error = new CliError(message, EXIT_USAGE, hint);
+  if (cause !== undefined) error.cause = cause;
+  return error;
 }
 
 export function formatCliError(error: CliError): string {

@@ -9,7 +9,7 @@ import { replayCommand } from './commands/replay.js';
 import { serveCommand } from './commands/serve.js';
 import { showCommand } from './commands/show.js';
 import { triggerCommand } from './commands/trigger.js';
-import { CliError, EXIT_USAGE, formatCliError } from './exit.js';
+import { CliError, EXIT_FAILED, EXIT_USAGE, formatCliError } from './exit.js';
 
 /**
  * `switchboard <verb>`: `serve` runs the core; every other verb is a client of a running
@@ -53,9 +53,13 @@ export async function main(argv: string[]): Promise<void> {
       process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
     }
     if (error instanceof CliError) {
+      if (process.env.SWITCHBOARD_DEBUG && error.cause) process.stderr.write(`${(error.cause as Error).stack}\n`);
       process.stderr.write(formatCliError(error));
       process.exit(error.exitCode);
     }
-    throw error;
+    // A failure no command explained: one line (the stack trace on request), never a bare trace.
+    if (process.env.SWITCHBOARD_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+    process.stderr.write(`switchboard: ${(error as Error).message}\n  fix: this is a bug in switchboard: please report it with this line (SWITCHBOARD_DEBUG=1 prints the stack trace)\n`);
+    process.exit(EXIT_FAILED);
   }
 }

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -149,6 +149,15 @@ describe('serve refuses to start with one clear line and exit code 2', () => {
     const result = await serveFailure(['--port', 'eighty']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--port must be a port number/);
+  });
+
+  it('on a journal it cannot read, naming the path, the cause and the fix (never a stack trace)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-cli-journal-'));
+    // A directory where a segment belongs: reading it fails (EISDIR) as an unreadable file would.
+    await mkdir(join(dir, 'journal', '0000000000000001.log'), { recursive: true });
+    const result = await serveFailure(['--data-dir', dir, '--port', '0', '--control-port', '0']);
+    expect(result.code).toBe(2);
+    expectOneClearLine(result.stderr, /cannot read the journal segment .*0000000000000001\.log: a directory stands where a file belongs/);
   });
 
   it('when another switchboard holds the data dir', async () => {

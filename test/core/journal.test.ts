@@ -12,6 +12,7 @@ import { EventStore } from '../../src/core/store/event-store.js';
 import { openPglite } from '../../src/core/store/sql-client.js';
 import { createSwitchboard } from '../../src/core/switchboard.js';
 import { newEvent } from '../helpers/events.js';
+import { journalEvent } from '../helpers/journal.js';
 import { connectMcp } from '../helpers/mcp.js';
 import { memoryLogger, startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../helpers/core.js';
 
@@ -367,6 +368,48 @@ describe('journal files', () => {
       } finally {
         await again.stop();
       }
+    }
+  }, 120_000);
+
+  it('starts again after a crash with a current segment of 130,000 records, one of them damaged, and says what that cost (issue #22)', async () => {
+    const { sb } = await open();
+    const newest = (await githubDelivery(sb.url.receiver, 'before-the-big-one')).json.id;
+    await sb.stop();
+    // What 130,000 small deliveries leave when the process is killed: one segment holding them
+    // all, most already applied (the position below), the last 30 not yet — one of which a
+    // flipped byte damaged, as is one already applied.
+    const COUNT = 130_000;
+    const first = newest + 1;
+    const records: Buffer[] = [];
+    for (let i = 0; i < COUNT; i++) {
+      const id = first + i;
+      records.push(encodeRecord({ ...journalEvent(id, { external_id: `big-${i}`, headers: {}, payload: Buffer.from(`{"n":${i}}`) }) }));
+    }
+    for (const i of [COUNT - 50_000, COUNT - 10]) {
+      const damaged = Buffer.from(records[i]!);
+      damaged.writeUInt8(damaged.readUInt8(damaged.byteLength - 1) ^ 0x04, damaged.byteLength - 1);
+      records[i] = damaged;
+    }
+    await writeFile(join(dataDir, 'journal', `${String(first).padStart(16, '0')}.log`), Buffer.concat(records));
+    const appliedThrough = first + COUNT - 31;
+    const sql = await openPglite(dataDir);
+    await sql.exec(`UPDATE journal_state SET applied_id = ${appliedThrough}`);
+    await sql.close();
+
+    const { sb: again, logger } = await open();
+    try {
+      const log = logger.lines.join('\n');
+      expect(log).toMatch(/journal: applying 29 events received before the last stop/);
+      expect(log).toContain(`they held #${first + COUNT - 50_000}, already in the database: nothing lost`);
+      expect(log).toContain(`they held event #${first + COUNT - 10}, acknowledged but not yet in the database: lost (1 event)`);
+      expect(log).not.toMatch(/never acknowledged/);
+      expect(await again.store.getEvent(first + COUNT - 11)).toMatchObject({ external_id: `big-${COUNT - 11}` });
+      expect(await again.store.getEvent(first + COUNT - 10)).toBeNull();
+      expect(await again.store.getEvent(first + COUNT - 1)).toMatchObject({ external_id: `big-${COUNT - 1}` });
+      // Ids go on after the journal's last record.
+      expect((await githubDelivery(again.url.receiver, 'after-the-big-one')).json).toEqual({ id: first + COUNT, duplicate: false });
+    } finally {
+      await again.stop();
     }
   }, 120_000);
 

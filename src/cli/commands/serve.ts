@@ -83,8 +83,9 @@ async function serve(flags: ServeFlags): Promise<void> {
     await switchboard.start();
   } catch (error) {
     stream?.close();
-    if (isSwitchboardError(error)) throw usageError(error.message, error.hint);
-    throw error;
+    if (isSwitchboardError(error)) throw usageError(error.message, error.hint, error);
+    // Not a failure switchboard knows how to explain: still one line, never a bare stack trace.
+    throw usageError(`could not start: ${(error as Error).message}`, 'this is a bug in switchboard: please report it with this line (SWITCHBOARD_DEBUG=1 prints the stack trace)', error);
   }
   // Before anything is announced: a SIGTERM right after the banner must still stop cleanly.
   const recorded = recordControlUrl(dataDir, switchboard);

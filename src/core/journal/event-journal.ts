@@ -203,11 +203,9 @@ export class EventJournal {
    */
   static async open(dataDir: string, target: JournalTarget, logger: Logger, options: JournalOptions = {}): Promise<EventJournal> {
     const dir = join(dataDir, 'journal');
-    const { segments, events } = await JournalSegments.open(dir, logger);
     const position = await target.journalPosition();
+    const { segments, events: tail, lastId: lastJournalId } = await JournalSegments.open(dir, logger, position.appliedId);
     const journal = new EventJournal(target, segments, logger, options, join(dir, FILTER_FILE));
-    const tail = events.filter((event) => event.id > position.appliedId);
-    const lastJournalId = events.length > 0 ? events[events.length - 1]!.id : 0;
     journal.appliedId = position.appliedId;
     journal.writtenId = Math.max(position.appliedId, lastJournalId);
     journal.nextId = Math.max(position.maxId, position.appliedId, lastJournalId) + 1;

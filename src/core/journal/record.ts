@@ -58,39 +58,91 @@ export function encodeRecord(event: JournalEvent): Buffer {
   return record;
 }
 
-export interface DecodedRecords {
-  events: JournalEvent[];
-  /** Bytes of whole, intact records from the start; anything after is a torn or foreign tail. */
-  validBytes: number;
-  /** Why decoding stopped before the end, if it did. */
-  tornReason: string | null;
+/** A stretch of a segment that holds no intact record, with intact records after it. */
+export interface DamagedStretch {
+  /** Byte offsets in the segment, end exclusive. */
+  start: number;
+  end: number;
+  reason: string;
+  /** The ids of the intact records on either side (null at the start of the segment). */
+  previousId: number | null;
+  nextId: number;
 }
 
-export function decodeRecords(buffer: Buffer): DecodedRecords {
-  const events: JournalEvent[] = [];
-  let offset = 0;
-  const stop = (reason: string): DecodedRecords => ({ events, validBytes: offset, tornReason: reason });
-  while (offset < buffer.byteLength) {
-    if (buffer.byteLength - offset < RECORD_HEADER_BYTES) return stop('a record header is cut short');
-    if (buffer.readUInt32LE(offset) !== MAGIC) return stop('a record does not start with the journal mark');
-    const bodyLength = buffer.readUInt32LE(offset + 4);
-    const end = offset + RECORD_HEADER_BYTES + bodyLength;
-    if (bodyLength < 4 || end > buffer.byteLength) return stop('a record is cut short');
-    const body = buffer.subarray(offset + RECORD_HEADER_BYTES, end);
-    if (crc32(body) !== buffer.readUInt32LE(offset + 8)) return stop("a record's checksum does not match");
-    const metaLength = body.readUInt32LE(0);
-    if (4 + metaLength > body.byteLength) return stop('a record is malformed');
-    let meta: Omit<JournalEvent, 'payload'> & { size?: number };
-    try {
-      meta = JSON.parse(body.toString('utf8', 4, 4 + metaLength)) as Omit<JournalEvent, 'payload'>;
-    } catch {
-      return stop('a record is malformed');
-    }
-    // Records written before 0.3's COPY applier also carry the payload's `size`, which nothing reads.
-    const { size: _size, ...fields } = meta;
-    // A copy, so the segment's buffer can be released once decoded.
-    events.push({ ...fields, payload: Buffer.from(body.subarray(4 + metaLength)) });
-    offset = end;
+export interface DecodedRecords {
+  events: JournalEvent[];
+  /** Bytes up to the end of the last intact record; anything after is a torn or foreign tail. */
+  validBytes: number;
+  /** Why the records ended before the end of the buffer (a torn tail), if they did. */
+  tornReason: string | null;
+  /**
+   * Damage in the middle (a flipped byte, a bad sector): skipped, and decoding resumed at the
+   * next intact record, so one damaged record costs only itself (issue #22).
+   */
+  damaged: DamagedStretch[];
+  /** The highest id of an intact record (kept or not), or null if there is none. */
+  lastId: number | null;
+}
+
+const MAGIC_BYTES = Buffer.from([MAGIC & 0xff, (MAGIC >>> 8) & 0xff, (MAGIC >>> 16) & 0xff, MAGIC >>> 24]);
+
+type Decoded = { event: JournalEvent; end: number } | { reason: string };
+
+/** The record at `offset`, or why there is none. */
+function decodeAt(buffer: Buffer, offset: number): Decoded {
+  if (buffer.byteLength - offset < RECORD_HEADER_BYTES) return { reason: 'a record header is cut short' };
+  if (buffer.readUInt32LE(offset) !== MAGIC) return { reason: 'a record does not start with the journal mark' };
+  const bodyLength = buffer.readUInt32LE(offset + 4);
+  const end = offset + RECORD_HEADER_BYTES + bodyLength;
+  if (bodyLength < 4 || end > buffer.byteLength) return { reason: 'a record is cut short' };
+  const body = buffer.subarray(offset + RECORD_HEADER_BYTES, end);
+  if (crc32(body) !== buffer.readUInt32LE(offset + 8)) return { reason: "a record's checksum does not match" };
+  const metaLength = body.readUInt32LE(0);
+  if (4 + metaLength > body.byteLength) return { reason: 'a record is malformed' };
+  let meta: Omit<JournalEvent, 'payload'> & { size?: number };
+  try {
+    meta = JSON.parse(body.toString('utf8', 4, 4 + metaLength)) as Omit<JournalEvent, 'payload'>;
+  } catch {
+    return { reason: 'a record is malformed' };
   }
-  return { events, validBytes: offset, tornReason: null };
+  if (!Number.isSafeInteger(meta.id) || typeof meta.received_at !== 'string') return { reason: 'a record is malformed' };
+  // Records written before 0.3's COPY applier also carry the payload's `size`, which nothing reads.
+  const { size: _size, ...fields } = meta;
+  // A copy, so the segment's buffer can be released once decoded.
+  return { event: { ...fields, payload: Buffer.from(body.subarray(4 + metaLength)) }, end };
+}
+
+/** The next intact record after `from` (its mark, then a whole record that checks), with its offset. */
+function nextIntact(buffer: Buffer, from: number): { at: number; id: number } | null {
+  for (let at = buffer.indexOf(MAGIC_BYTES, from); at >= 0; at = buffer.indexOf(MAGIC_BYTES, at + 1)) {
+    const decoded = decodeAt(buffer, at);
+    if ('event' in decoded) return { at, id: decoded.event.id };
+  }
+  return null;
+}
+
+/**
+ * Every intact record of a segment, in file order, keeping those with `id > afterId` (earlier
+ * ones are in the database already: their payloads are not copied out).
+ */
+export function decodeRecords(buffer: Buffer, afterId = 0): DecodedRecords {
+  const events: JournalEvent[] = [];
+  const damaged: DamagedStretch[] = [];
+  let offset = 0;
+  let validBytes = 0;
+  let lastId: number | null = null;
+  while (offset < buffer.byteLength) {
+    const decoded = decodeAt(buffer, offset);
+    if ('event' in decoded) {
+      if (decoded.event.id > afterId) events.push(decoded.event);
+      lastId = Math.max(lastId ?? 0, decoded.event.id);
+      offset = validBytes = decoded.end;
+      continue;
+    }
+    const resume = nextIntact(buffer, offset + 1);
+    if (!resume) return { events, validBytes, tornReason: decoded.reason, damaged, lastId };
+    damaged.push({ start: offset, end: resume.at, reason: decoded.reason, previousId: lastId, nextId: resume.id });
+    offset = resume.at;
+  }
+  return { events, validBytes, tornReason: null, damaged, lastId };
 }

@@ -2,8 +2,9 @@ import { close, ftruncateSync, open, writeSync } from 'node:fs';
 import { mkdir, readdir, readFile, truncate, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { fileTrouble } from '../file-trouble.js';
 import type { Logger } from '../logger.js';
-import { decodeRecords, type JournalEvent } from './record.js';
+import { decodeRecords, type DamagedStretch, type JournalEvent } from './record.js';
 
 /**
  * The journal's files: `<data dir>/journal/<first id, 16 digits>.log`, append-only, owner-only.
@@ -40,8 +41,10 @@ function writeAll(fd: number, buffer: Buffer, position: number): void {
 
 export interface RecoveredJournal {
   segments: JournalSegments;
-  /** Every intact record still in the journal, in id order (applied ones included). */
+  /** Every intact record past the applied position, in id order. */
   events: JournalEvent[];
+  /** The highest id an intact record carries (0 without any). */
+  lastId: number;
 }
 
 export class JournalSegments {
@@ -53,36 +56,43 @@ export class JournalSegments {
   ) {}
 
   /**
-   * Reads every segment. A torn tail (a crash in the middle of a write) is logged and cut off,
-   * so the next append does not follow half a record.
+   * Reads every segment, keeping the records past `appliedId` (the database has the others).
+   * A torn tail (a crash in the middle of a write) is logged and cut off, so the next append
+   * does not follow half a record. A damaged record in the middle (a flipped byte) costs only
+   * itself: decoding resumes at the next intact record, and the log says which ids were lost.
    */
-  static async open(dir: string, logger: Logger): Promise<RecoveredJournal> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const names = (await readdir(dir)).filter((name) => NAME.test(name)).sort();
+  static async open(dir: string, logger: Logger, appliedId = 0): Promise<RecoveredJournal> {
+    await mkdir(dir, { recursive: true, mode: 0o700 }).catch((error) => Promise.reject(fileTrouble(error, dir, 'create the journal directory')));
+    const names = (await readdir(dir).catch((error) => Promise.reject(fileTrouble(error, dir, 'read the journal directory')))).filter((name) => NAME.test(name)).sort();
     const segments: Segment[] = [];
     const events: JournalEvent[] = [];
+    let lastId = 0;
     for (const name of names) {
       const path = join(dir, name);
-      const bytes = await readFile(path);
-      const decoded = decodeRecords(bytes);
+      const bytes = await readFile(path).catch((error) => Promise.reject(fileTrouble(error, path, 'read the journal segment')));
+      const firstId = Number(NAME.exec(name)![1]);
+      const decoded = decodeRecords(bytes, appliedId);
+      for (const stretch of decoded.damaged) logger.error(describeDamage(name, firstId, stretch, appliedId));
       if (decoded.tornReason) {
         logger.warn(
           `journal: ${name} ends in a record that was not completely written (${decoded.tornReason}; ` +
             `${bytes.byteLength - decoded.validBytes} bytes, most likely from a crash during a write): ` +
             'skipped — it was never acknowledged',
         );
-        await truncate(path, decoded.validBytes);
+        await truncate(path, decoded.validBytes).catch((error) => Promise.reject(fileTrouble(error, path, 'cut the torn record off the journal segment')));
       }
-      if (decoded.events.length === 0) {
-        await unlink(path);
+      if (decoded.lastId === null) {
+        await unlink(path).catch((error) => Promise.reject(fileTrouble(error, path, 'delete the empty journal segment')));
         continue;
       }
-      const firstId = Number(NAME.exec(name)![1]);
-      segments.push({ path, firstId, lastId: decoded.events[decoded.events.length - 1]!.id, size: decoded.validBytes });
-      events.push(...decoded.events);
+      segments.push({ path, firstId, lastId: decoded.lastId, size: decoded.validBytes });
+      lastId = Math.max(lastId, decoded.lastId);
+      // One at a time: a segment holds up to hundreds of thousands of records, past what an
+      // argument spread can pass (issue #22: a crash with 125,000 of them never started again).
+      for (const event of decoded.events) events.push(event);
     }
     events.sort((a, b) => a.id - b.id);
-    return { segments: new JournalSegments(dir, segments), events };
+    return { segments: new JournalSegments(dir, segments), events, lastId };
   }
 
   /** Appends whole records (ids firstId…lastId); on failure nothing of them stays in the file. */
@@ -132,4 +142,20 @@ export class JournalSegments {
     }
     await this.release(appliedId);
   }
+}
+
+/**
+ * What a damaged stretch cost, exactly: ids are given in append order, so the records it held
+ * are the ids between the intact records on either side. Those the database already has are
+ * not lost.
+ */
+function describeDamage(name: string, firstId: number, stretch: DamagedStretch, appliedId: number): string {
+  const from = (stretch.previousId ?? firstId - 1) + 1;
+  const to = stretch.nextId - 1;
+  const where = `journal: ${name} has ${stretch.end - stretch.start} damaged bytes at offset ${stretch.start} (${stretch.reason}); skipped them and read on from the next intact record`;
+  if (to < from) return `${where} — no record is missing around them`;
+  const ids = (a: number, b: number) => (a === b ? `#${a}` : `#${a}–#${b}`);
+  if (to <= appliedId) return `${where} — they held ${ids(from, to)}, already in the database: nothing lost`;
+  const lostFrom = Math.max(from, appliedId + 1);
+  return `${where} — they held event ${ids(lostFrom, to)}, acknowledged but not yet in the database: lost (${to - lostFrom + 1} event${to === lostFrom ? '' : 's'})`;
 }
