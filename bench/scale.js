@@ -9,7 +9,8 @@
 //   BENCH_SCALE_DIR=/tmp/sb-1m npm run bench -- scale seed      seed once, keep the dir
 //   BENCH_SCALE_DIR=/tmp/sb-1m npm run bench -- scale start queries body ui
 //
-// Parts: first (first-ever start on an empty dir), seed, start, queries, body (10 MB deliveries
+// Parts: first (first-ever start on an empty dir), seed, start, queries, indexing (reads while the
+// search index is built), body (10 MB deliveries
 // and the memory they leave, with and without a fixed glibc mmap threshold; the database
 // worker's recycle time), ui (bench/ui.js against the seeded dir), retention (on a copy: half
 // the events deleted while deliveries arrive at 200/s). With BENCH_SCALE_DIR set,
@@ -101,7 +102,7 @@ export async function seed(dataDir, n = N) {
     for (let lo = 1; lo <= n; lo += CHUNK * 4) {
       await db.query(
         `INSERT INTO event_search (event_id, doc, event_type)
-         SELECT id, lower(encode(substring(payload from 1 for 65536), 'escape')), event_type FROM events WHERE id BETWEEN $1 AND $2`,
+         SELECT id, switchboard_search_text(payload), event_type FROM events WHERE id BETWEEN $1 AND $2`,
         [lo, Math.min(n, lo + CHUNK * 4 - 1)],
       );
     }
@@ -385,6 +386,79 @@ async function benchQueries(dataDir) {
   row('data dir size', `${Math.round(await dirSizeMb(dataDir)).toLocaleString('en')} MB`, '', undefined);
 }
 
+/**
+ * Reads while the search index is being built (DESIGN §17): on a copy of the seeded dir with its
+ * index emptied — what migration 0007 leaves, or a large import — the server started, and the
+ * list and get queries of `benchQueries` asked over MCP without pause while the indexer backfills,
+ * plus a search for the rare word every few seconds (found, or how far indexing has come), until
+ * the index has caught up. The medians and p99s are of the queries asked while it was building.
+ */
+async function benchIndexing(dataDir) {
+  const copy = await mkdtemp(join(tmpdir(), 'switchboard-bench-indexing-'));
+  try {
+    await cp(dataDir, copy, { recursive: true });
+    const { openPglite } = await import('../dist/core/store/sql-client.js');
+    const db = await openPglite(copy);
+    await db.exec(`TRUNCATE event_search;
+      UPDATE search_state SET indexed_id = (SELECT max(id) FROM events), floor_received_at = 'infinity', floor_id = 0,
+        backfill_rows = (SELECT max(id) - min(id) + 1 FROM events);`);
+    await db.close();
+    const server = await startServer(copy);
+    try {
+      const client = await mcpClient(server.control);
+      const call = async (name, args) => {
+        const result = await client.callTool({ name, arguments: args });
+        if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+        return result.structuredContent;
+      };
+      const first = await call('list_webhook_events', { limit: 50 });
+      const kinds = [
+        ['newest 50', () => call('list_webhook_events', { limit: 50 })],
+        ['page 2 by cursor', () => call('list_webhook_events', { limit: 50, cursor: first.next_cursor })],
+        ['provider filter (github)', () => call('list_webhook_events', { provider: 'github', limit: 50 })],
+        [`rare provider (${RARE_PROVIDER})`, () => call('list_webhook_events', { provider: RARE_PROVIDER, limit: 50 })],
+        ['get one event', () => call('get_webhook_event', { id: first.events[25].id, max_payload_bytes: 4096 })],
+      ];
+      const times = new Map(kinds.map(([label]) => [label, []]));
+      const searches = [];
+      const started = performance.now();
+      const LIMIT_MS = Number(process.env.BENCH_INDEXING_MAX_MS ?? 15 * 60_000);
+      let caughtUp = null;
+      let nextSearch = 0;
+      for (let i = 0; caughtUp === null && performance.now() - started < LIMIT_MS; i++) {
+        const [label, fn] = kinds[i % kinds.length];
+        const t = performance.now();
+        await fn();
+        times.get(label).push(performance.now() - t);
+        if (performance.now() - started >= nextSearch) {
+          nextSearch += 5_000;
+          const s = performance.now();
+          const page = await call('list_webhook_events', { search: SEARCH_WORDS.rare, limit: 50 });
+          searches.push({ at: s - started, ms: performance.now() - s, found: page.events.length, progress: page.index_progress, searchedBackTo: page.searched_back_to });
+          if (!page.index_progress && !page.searched_back_to) caughtUp = performance.now() - started;
+        }
+        await settle(20);
+      }
+      await client.close();
+      const p99 = (values) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))];
+      console.log(`\nreads while the search index of ${N.toLocaleString('en')} events is built (over MCP, one at a time, 20 ms apart):`);
+      for (const [label, values] of times) {
+        row(`${label} (${values.length}×) median`, fmtMs(median(values)), '≤ 10 ms', median(values) <= 10);
+        row(`${label} p99`, fmtMs(p99(values)), '≤ 25 ms', p99(values) <= 25);
+      }
+      for (const search of searches.filter((_, i) => i % Math.max(1, Math.floor(searches.length / 8)) === 0 || _ === searches.at(-1))) {
+        const progress = search.progress ? `, indexing ${Math.floor((100 * search.progress.indexed) / search.progress.total)} %` : '';
+        row(`  search "${SEARCH_WORDS.rare}" at ${(search.at / 1000).toFixed(0)} s`, fmtMs(search.ms), `${search.found} found${progress}`, undefined);
+      }
+      row('index caught up after', caughtUp === null ? `not within ${LIMIT_MS / 1000} s` : `${(caughtUp / 1000).toFixed(0)} s`, '', undefined);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
+}
+
 const BIG_BODY_TYPE = 'big.delivery';
 
 /** Three 10 MB deliveries one after another, then three at once; RSS before, at the peak and 10 s after each. */
@@ -557,7 +631,7 @@ export async function benchScale(parts = []) {
   try {
     if (want('first')) await benchFirstStart();
     const seeded = existsSync(join(dataDir, 'pgdata', 'PG_VERSION'));
-    if (want('seed') || (!seeded && ['start', 'queries', 'body', 'ui', 'retention'].some(want))) {
+    if (want('seed') || (!seeded && ['start', 'queries', 'indexing', 'body', 'ui', 'retention'].some(want))) {
       if (seeded && keep) console.log(`  (${dataDir} already holds a database: not seeding again)`);
       else {
         const ms = await seed(dataDir);
@@ -566,6 +640,7 @@ export async function benchScale(parts = []) {
     }
     if (want('start')) await benchStart(dataDir);
     if (want('queries')) await benchQueries(dataDir);
+    if (want('indexing')) await benchIndexing(dataDir);
     if (want('body')) await benchBody(dataDir);
     if (want('ui')) {
       const { benchUiAtScale } = await import('./ui.js');

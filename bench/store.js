@@ -11,11 +11,14 @@ const INSERTS = Number(process.env.BENCH_STORE_INSERTS ?? 20_000);
 const RUNS = 5;
 
 const core = (path) => import(join(root, 'dist', 'core', path));
+/** The search indexer's step (store/search-indexer.js), loaded with the store. */
+let indexSearchBatch;
 
 async function openStore() {
   const { openPglite } = await core('store/sql-client.js');
   const { migrate } = await core('store/migrations.js');
   const { EventStore } = await core('store/event-store.js');
+  ({ indexSearchBatch } = await core('store/search-indexer.js'));
   const client = await openPglite('memory://');
   await migrate(client, join(root, 'migrations'));
   return { client, store: new EventStore(client) };
@@ -73,7 +76,7 @@ async function applyRate(store, count, batch = 500) {
       received_at: new Date(Date.UTC(2026, 0, 1) + done + k).toISOString().replace('Z', '000Z'),
       origin: 'provider',
     }));
-    await store.applyJournalBatch(events, events.at(-1).id);
+    await store.journalSide.applyJournalBatch(events, events.at(-1).id);
   }
   return count / ((performance.now() - started) / 1000);
 }
@@ -88,7 +91,7 @@ async function benchInsertCost() {
   const indexStarted = performance.now();
   let indexed = 0;
   for (;;) {
-    const step = await journal.store.indexSearchBatch();
+    const step = await indexSearchBatch(journal.client);
     indexed += step.indexed;
     if (step.indexed === 0) break;
   }

@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import type { EventBus } from '../core/bus.js';
-import type { ReplayRecord } from '../core/store/event-store.js';
+import type { ReplayRecord } from '../core/store/types.js';
 import type { Services } from '../core/services.js';
 import type { EventSummary, Rejection } from '../shared/events.js';
 import { clockTime, TRUST_STYLE, type Style } from './format.js';

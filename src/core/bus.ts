@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { EventSummary, Rejection } from '../shared/events.js';
 import type { ProviderStatus } from '../shared/providers.js';
-import type { ReplayRecord } from './store/event-store.js';
+import type { ReplayRecord } from './store/types.js';
 
 /**
  * In-process broadcast of what the core did, after it is committed. The renderer's live

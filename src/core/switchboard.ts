@@ -1,4 +1,4 @@
-import { mkdir, access, constants, rm } from 'node:fs/promises';
+import { mkdir, access, constants } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from './bus.js';
@@ -13,19 +13,20 @@ import type { Services, Urls } from './services.js';
 import { consoleLogger, type Logger } from './logger.js';
 import type { McpSessions } from './mcp/sessions.js';
 import { originOf } from './net.js';
-import { migrationsDir as defaultMigrationsDir, rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
+import { rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
 import { describePermissionFix, fixDataDirPermissions, usePrivateUmask } from './private-files.js';
 import { ProviderSet } from './provider-set.js';
 import type { StartupPhase } from './startup-phase.js';
 import type { Receiver } from './receiver/receiver.js';
 import type { ReplayEngine } from './replay/replay.js';
-import { EventJournal, type JournalOptions } from './journal/event-journal.js';
-import type { EventStore, SearchTuning } from './store/event-store.js';
-import { SearchIndexer } from './store/search-indexer.js';
-import { waitForQuiet } from './store/quiet.js';
-import { openPgliteInWorker } from './store/pglite-worker.js';
-import { embeddedDatabaseExists, openPglite, openPostgres, type SqlClient } from './store/sql-client.js';
-import { TestMarks } from './test-events/marks.js';
+import type { EventJournal, JournalOptions } from './journal/event-journal.js';
+import type { EventStore } from './store/event-store.js';
+import { openDatabase, openStore, type OpenedStore } from './store/open-store.js';
+import { scheduleRetention } from './store/retention.js';
+import type { SearchTuning } from './store/search.js';
+import type { SearchIndexer } from './store/search-indexer.js';
+import { embeddedDatabaseExists } from './store/sql-client.js';
+import { TestMarks } from './test-marks.js';
 import { TestEventSender } from './test-events/send.js';
 
 /**
@@ -75,7 +76,7 @@ export class Switchboard implements Services {
   readonly now: () => number;
   readonly configPath: string;
   private currentConfig!: Config;
-  private sql: SqlClient | undefined;
+  private opened: OpenedStore | undefined;
   private eventStore: EventStore | undefined;
   private replayEngine: ReplayEngine | undefined;
   private testEventSender: TestEventSender | undefined;
@@ -86,7 +87,6 @@ export class Switchboard implements Services {
   private controlToken: string | undefined;
   private urls: Urls | undefined;
   private readonly closers: { name: string; close: () => Promise<void> | void }[] = [];
-  private retentionTimer: NodeJS.Timeout | undefined;
   /** Fills the search index off the write path (tests and benchmarks call catchUp()). */
   searchIndexer: SearchIndexer | undefined;
   /** The embedded database's ingest journal (null on PostgreSQL). */
@@ -172,49 +172,27 @@ export class Switchboard implements Services {
       }
       // The database opens (in its worker thread, on the other core) while this thread loads the
       // modules only needed once it is open: start-up is the longer of the two, not their sum.
-      const opening = openDatabase(url, options, this.logger).then((sql) => {
-        this.sql = sql;
-        this.closers.push({ name: 'database', close: () => this.eventStore?.close() ?? this.sql?.close() });
+      const opening = openDatabase(url, { dataDir: options.dataDir, inWorker: options.databaseInWorker, logger: this.logger }).then((sql) => {
+        this.closers.push({ name: 'database', close: () => (this.opened ? this.opened.close() : sql.close()) });
         return sql;
       });
-      const [opened, loaded] = await Promise.allSettled([opening, loadServices()]);
-      if (opened.status === 'rejected') throw opened.reason;
+      const [openedSql, loaded] = await Promise.allSettled([opening, loadServices()]);
+      if (openedSql.status === 'rejected') throw openedSql.reason;
       if (loaded.status === 'rejected') throw loaded.reason;
-      const { EventStore, migrate, ReplayEngine, Forwarder, QueueManager, Receiver, ControlServer, setupApi, setupMcp } = loaded.value;
-      this.sql = opened.value;
-      await migrate(this.sql, defaultMigrationsDir(), (pending) => this.startupPhase('migrating', `migrating the database to the current schema (${pending.join(', ')})`));
-      this.eventStore = new EventStore(this.sql, {
-        maxRejections: () => this.currentConfig.retention.max_rejections,
-        ...(options.searchTuning ? { search: options.searchTuning } : {}),
-      });
-      let journal: EventJournal | null = null;
-      let indexer: SearchIndexer | null = null;
-      if (this.sql.kind === 'pglite' && options.journal !== false) {
-        // Embedded: acknowledge from the journal (DESIGN §5). Its unapplied tail is applied here,
-        // before any port opens. An in-memory database starts empty, so its journal does too.
-        if (url === 'memory://') await rm(join(options.dataDir, 'journal'), { recursive: true, force: true });
-        const journalOptions = options.journal;
-        journal = await EventJournal.open(options.dataDir, this.eventStore, this.logger, {
-          ...journalOptions,
-          onRecover: (_count, message) => this.startupPhase('applying-journal', message),
-          onApplied: (events) => {
-            journalOptions?.onApplied?.(events);
-            indexer?.wake();
-          },
-        });
-        this.eventStore.useJournal(journal);
-        this.journal = journal;
-      }
-      const searchIndexer = new SearchIndexer(this.eventStore, {
+      const { ReplayEngine, Forwarder, QueueManager, Receiver, ControlServer, setupApi, setupMcp } = loaded.value;
+      const opened = await openStore(openedSql.value, {
+        dataDir: options.dataDir,
+        inMemory: url === 'memory://',
+        ...(options.journal !== undefined ? { journal: options.journal } : {}),
         logger: this.logger,
-        ingestBacklog: () => journal?.stats.lagRecords ?? 0,
-        newestId: () => journal?.allocatedThrough ?? 0,
-        lastIngestAt: () => journal?.lastSubmitAt ?? -Infinity,
+        maxRejections: () => this.currentConfig.retention.max_rejections,
+        ...(options.searchTuning ? { searchTuning: options.searchTuning } : {}),
+        onPhase: (step, message) => this.startupPhase(step, message),
       });
-      indexer = searchIndexer;
-      this.searchIndexer = searchIndexer;
-      searchIndexer.start();
-      this.onStop('search indexer', () => searchIndexer.stop());
+      this.opened = opened;
+      this.eventStore = opened.store;
+      this.journal = opened.journal;
+      this.searchIndexer = opened.searchIndexer;
       const stopWatching = await this.eventStore.watchOtherInstances((event) => this.bus.emit('event', event));
       this.onStop('events from other instances', stopWatching);
       const replays = new ReplayEngine({ store: this.eventStore, bus: this.bus, providers: this.providers, config: () => this.currentConfig, version: this.version, now: this.now, logger: this.logger });
@@ -345,51 +323,12 @@ export class Switchboard implements Services {
   }
 
   private startRetention(): void {
-    const HOUR_MS = 60 * 60 * 1000;
-    // Past this many deleted rows their space is given back (and the statistics refreshed); and
-    // once a day whatever was deleted, which also freezes old rows (EventStore.reclaimSpace).
-    const RECLAIM_AFTER_ROWS = 10_000;
-    const RECLAIM_EVERY_RUNS = 24;
-    let running = false;
-    let stopped = false;
-    let runs = 0;
-    const run = () => {
-      const store = this.eventStore;
-      if (!store || running) return;
-      running = true;
-      runs++;
-      store
-        .applyRetention(this.currentConfig.retention)
-        .then(async (deleted) => {
-          if (deleted.events > 0 || deleted.rejections > 0) {
-            this.logger.info(`retention: deleted ${deleted.events} events and ${deleted.rejections} rejections`);
-          }
-          if (deleted.events + deleted.rejections >= RECLAIM_AFTER_ROWS || runs % RECLAIM_EVERY_RUNS === 0) {
-            // Reads wait while a VACUUM runs (seconds on a large dir): after a pause in them if one
-            // comes within half an hour — nobody at the UI, no agent asking — else regardless.
-            await waitForQuiet(() => store.lastReadAt, { quietMs: 10_000, maxWaitMs: 30 * 60_000, pollMs: 5_000, stopped: () => stopped });
-            if (stopped) return;
-            const started = performance.now();
-            await store.reclaimSpace();
-            this.logger.info(`retention: space of deleted rows reclaimed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-          }
-        })
-        // A run cut short by a stop is not an error: the rest is deleted at the next start.
-        .catch((error: Error) => !stopped && this.logger.error(`retention: ${error.message}`))
-        .finally(() => (running = false));
-    };
-    const first = setTimeout(run, this.options.retentionFirstRunMs ?? 30_000);
-    this.retentionTimer = setInterval(run, HOUR_MS);
-    first.unref();
-    this.retentionTimer.unref();
-    this.closers.push({
-      name: 'retention',
-      close: () => {
-        stopped = true;
-        clearTimeout(first);
-        clearInterval(this.retentionTimer);
-      },
+    const stop = scheduleRetention(this.store, {
+      policy: () => this.currentConfig.retention,
+      logger: this.logger,
+      ...(this.options.retentionFirstRunMs !== undefined ? { firstRunMs: this.options.retentionFirstRunMs } : {}),
     });
+    this.closers.push({ name: 'retention', close: stop });
   }
 
   /**
@@ -406,12 +345,12 @@ export class Switchboard implements Services {
         this.logger.error(`stopping ${name}: ${(error as Error).message}`);
       }
     }
+    this.opened = undefined;
     this.eventStore = undefined;
     this.journal = null;
     this.searchIndexer = undefined;
     this.replayEngine = undefined;
     this.testEventSender = undefined;
-    this.sql = undefined;
   }
 }
 
@@ -420,7 +359,7 @@ export class Switchboard implements Services {
  * ~400 ms of module loading: the MCP SDK, undici, ioredis, zod schemas).
  */
 async function loadServices() {
-  const [api, mcp, queues, receiver, forward, replay, control, store, migrations] = await Promise.all([
+  const [api, mcp, queues, receiver, forward, replay, control] = await Promise.all([
     import('./api/http.js'),
     import('./mcp/setup.js'),
     import('./queue/queue-manager.js'),
@@ -428,8 +367,6 @@ async function loadServices() {
     import('./replay/forward.js'),
     import('./replay/replay.js'),
     import('./control/server.js'),
-    import('./store/event-store.js'),
-    import('./store/migrations.js'),
   ]);
   return {
     setupApi: api.setupApi,
@@ -439,21 +376,7 @@ async function loadServices() {
     Forwarder: forward.Forwarder,
     ReplayEngine: replay.ReplayEngine,
     ControlServer: control.ControlServer,
-    EventStore: store.EventStore,
-    migrate: migrations.migrate,
   };
-}
-
-/** `memory://` (tests), a PostgreSQL URL (team mode), else PGlite in the data dir. */
-function openDatabase(url: string | null | undefined, options: SwitchboardOptions, logger: Logger): Promise<SqlClient> {
-  if (url === 'memory://') return openPglite('memory://');
-  if (url) return openPostgres(url);
-  return options.databaseInWorker
-    ? openPgliteInWorker(options.dataDir, {
-        // After a multi-MB body the worker is replaced to give its memory back (pglite-worker.ts).
-        onRecycle: ({ ms }) => logger.info(`database: worker restarted to release the memory of a large event (${Math.round(ms)} ms)`),
-      })
-    : openPglite(options.dataDir);
 }
 
 export function createSwitchboard(options: SwitchboardOptions): Switchboard {

@@ -54,11 +54,23 @@ export type LastReplay = z.infer<typeof LastReplaySchema>;
 export const EventListItemSchema = EventSummarySchema.extend({ last_replay: LastReplaySchema.nullable() });
 export type EventListItem = z.infer<typeof EventListItemSchema>;
 
+/** How far the search index has come while it is being built (DESIGN §17): searches of older events are slower meanwhile. */
+export const IndexProgressSchema = z.object({ indexed: z.number().int().nonnegative(), total: z.number().int().nonnegative() });
+export type IndexProgress = z.infer<typeof IndexProgressSchema>;
+
+/** What every face says while the search index is being built (the UI, the CLI). */
+export function indexingNote(progress: IndexProgress): string {
+  const percent = progress.total > 0 ? Math.floor((100 * progress.indexed) / progress.total) : 0;
+  return `indexing ${percent} % — older events searched more slowly`;
+}
+
 export const ListEventsOutputSchema = z.object({
   events: z.array(EventListItemSchema),
   next_cursor: z.string().optional(),
   /** A search that ran out of time before filling the page: how far back it read (EventStore Page). */
   searched_back_to: z.string().optional(),
+  /** Beside searched_back_to while the search index is still being built: how far it has come (DESIGN §17). */
+  index_progress: IndexProgressSchema.optional(),
 });
 
 export const GetEventInputSchema = z.strictObject({ id: z.number().int().positive() });

@@ -87,3 +87,6 @@ export function replayFailed(replay: Pick<Replay, 'delivered' | 'response_status
 }
 
 export const REDACTED = '«redacted»';
+
+/** A replay keeps at most this much of the handler's response body (DESIGN §7). */
+export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;

@@ -13,6 +13,8 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 export const MAX_NAME_CHARS = 200;
 export const MAX_TEXT_CHARS = 1000;
 export const MAX_URL_CHARS = 2048;
+/** A search is at most this long (DESIGN §5). */
+export const MAX_SEARCH_CHARS = 1_000;
 
 export const isStorableText = (text: string): boolean => !UNSTORABLE.test(text);
 

@@ -1,4 +1,4 @@
-import type { NewEvent } from '../../src/core/store/event-store.js';
+import type { NewEvent } from '../../src/core/new-event.js';
 
 /** An event as the receiver would hand it to the store; tests override what they look at. */
 export function newEvent(overrides: Partial<NewEvent> = {}): NewEvent {

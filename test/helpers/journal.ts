@@ -1,4 +1,4 @@
-import type { JournalEvent } from '../../src/core/journal/record.js';
+import type { JournalEvent } from '../../src/core/new-event.js';
 
 /** A journal record's event as a signed GitHub delivery makes it; tests override what they look at. */
 export const journalEvent = (id: number, overrides: Partial<JournalEvent> = {}): JournalEvent => ({

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { EVENTS_PAGE_MAX } from '../../shared/api.js';
+import { EVENTS_PAGE_MAX, indexingNote } from '../../shared/api.js';
 import type { EventSummary } from '../../shared/events.js';
 import { connect, withClientOptions, type ClientFlags, type ControlClient } from '../client.js';
 import { bytes, localTime, table } from '../format.js';
@@ -54,7 +54,8 @@ async function latest(client: ControlClient, flags: EventsFlags): Promise<EventS
     events.push(...page.events);
     if (!page.searched_back_to || !page.next_cursor || events.length >= flags.limit) break;
     if (process.stderr.isTTY) {
-      process.stderr.write(`\rsearching… back to ${localTime(page.searched_back_to)}\x1b[K`);
+      const indexing = page.index_progress ? ` (${indexingNote(page.index_progress)})` : '';
+      process.stderr.write(`\rsearching… back to ${localTime(page.searched_back_to)}${indexing}\x1b[K`);
       progress = true;
     }
     cursor = page.next_cursor;

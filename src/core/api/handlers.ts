@@ -7,7 +7,7 @@ import { formatPath, readConfigJson, restartRequiredChanges, type Config, type C
 import { SwitchboardError } from '../errors.js';
 import type { Services } from '../services.js';
 import { importStream } from '../export/routes.js';
-import { encodeBytes, toEventDetail, toWireReplay } from './wire.js';
+import { encodeBytes, toEventDetail, toWireReplay } from '../wire.js';
 
 /**
  * The one implementation of the UI API (src/shared/api.ts). The HTTP transport (`/api` on the
@@ -67,6 +67,7 @@ function implement(sb: Services): Implementation {
         events,
         ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
         ...(page.searched_back_to ? { searched_back_to: page.searched_back_to } : {}),
+        ...(page.index_progress ? { index_progress: page.index_progress } : {}),
       };
     },
 

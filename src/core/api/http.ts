@@ -3,6 +3,7 @@ import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
 import type { LiveMessage, SwitchboardApi } from '../../shared/api.js';
 import { sendJson } from '../control/server.js';
 import { httpStatusFor, SwitchboardError } from '../errors.js';
+import { readBody } from '../http-body.js';
 import type { Services } from '../services.js';
 import { toApiError } from './api-error.js';
 import { createApiHandlers } from './handlers.js';
@@ -98,17 +99,13 @@ function sendError(res: ServerResponse, status: number, code: string, message: s
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_API_BODY_BYTES) {
-      req.destroy();
-      throw new SwitchboardError('invalid_argument', `the request body is over ${MAX_API_BODY_BYTES} bytes`);
-    }
-    chunks.push(chunk);
+  const read = await readBody(req, MAX_API_BODY_BYTES);
+  if (read.tooLarge) {
+    req.destroy();
+    throw new SwitchboardError('invalid_argument', `the request body is over ${MAX_API_BODY_BYTES} bytes`);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  if (read.aborted) throw new SwitchboardError('invalid_argument', 'the request body ended before it was complete');
+  const text = read.bytes.toString('utf8');
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);

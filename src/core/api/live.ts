@@ -1,9 +1,9 @@
 import type { LiveMessage } from '../../shared/api.js';
 import type { EventSummary, Rejection } from '../../shared/events.js';
 import type { ProviderStatus } from '../../shared/providers.js';
-import type { ReplayRecord } from '../store/event-store.js';
+import type { ReplayRecord } from '../store/types.js';
 import type { Services } from '../services.js';
-import { toWireReplay } from './wire.js';
+import { toWireReplay } from '../wire.js';
 
 /**
  * The UI's live stream, from the bus: what the SSE transport writes and what the Electron

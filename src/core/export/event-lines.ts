@@ -1,6 +1,6 @@
 import type { ExportedEvent } from '../../shared/export.js';
-import type { EventRecord } from '../store/event-store.js';
-import { toEventDetail } from '../api/wire.js';
+import type { EventRecord } from '../store/types.js';
+import { toEventDetail } from '../wire.js';
 
 /** A stored event as one NDJSON export line (without the newline). */
 export function exportLine(record: EventRecord): string {

@@ -1,6 +1,6 @@
 import type { Entry, Header } from 'har-format';
-import type { EventRecord } from '../store/event-store.js';
-import { encodeBytes } from '../api/wire.js';
+import type { EventRecord } from '../store/types.js';
+import { encodeBytes } from '../wire.js';
 
 /**
  * HAR 1.2 (DESIGN §12): one entry per event — the request as it was delivered, with the

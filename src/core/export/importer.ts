@@ -2,7 +2,8 @@ import { ImportedEventSchema } from '../../shared/export.js';
 import type { ApiOutput } from '../../shared/api.js';
 import { formatPath } from '../config.js';
 import { sanitizeHeaders } from '../redact.js';
-import type { EventStore, ImportedEvent } from '../store/event-store.js';
+import type { EventStore } from '../store/event-store.js';
+import type { ImportedEvent } from '../store/types.js';
 
 /**
  * `switchboard import` (DESIGN §12): NDJSON lines as export writes them → events with origin

@@ -1,6 +1,5 @@
 import { crc32 } from 'node:zlib';
-import type { Origin } from '../../shared/events.js';
-import type { NewEvent } from '../store/event-store.js';
+import type { JournalEvent } from '../new-event.js';
 
 /**
  * One journal record: an event exactly as it will be inserted, with the id and receive time it
@@ -13,14 +12,6 @@ import type { NewEvent } from '../store/event-store.js';
  * runs past the end of the file, or whose checksum does not match. decodeRecords stops there, so
  * a half-written record is never applied.
  */
-
-/** An event exactly as it will be inserted, with the id and receive time it was acknowledged with. */
-export interface JournalEvent extends Omit<NewEvent, 'origin'> {
-  id: number;
-  /** ISO-8601 UTC with microseconds, as the database stores it. */
-  received_at: string;
-  origin: Origin;
-}
 
 const MAGIC = 0x53424a31; // "SBJ1"
 const RECORD_HEADER_BYTES = 16;

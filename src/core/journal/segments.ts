@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileTrouble } from '../file-trouble.js';
 import type { Logger } from '../logger.js';
-import { decodeRecords, type DamagedStretch, type JournalEvent } from './record.js';
+import type { JournalEvent } from '../new-event.js';
+import { decodeRecords, type DamagedStretch } from './record.js';
 
 /**
  * The journal's files: `<data dir>/journal/<first id, 16 digits>.log`, append-only, owner-only.

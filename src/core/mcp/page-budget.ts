@@ -1,5 +1,5 @@
 import { encodeCursor } from '../store/cursor.js';
-import type { Page } from '../store/event-store.js';
+import type { Page } from '../store/types.js';
 
 /**
  * What one page of a list tool may cost in JSON characters. A page is sent twice (structuredContent

@@ -1,6 +1,6 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { toEventDetail } from '../api/wire.js';
+import { toEventDetail } from '../wire.js';
 import type { McpDeps } from './deps.js';
 
 export const RECENT_EVENTS_URI = 'switchboard://events/recent';

@@ -6,7 +6,7 @@ import { registerGetWebhookEventTool } from './tools/get-webhook-event.js';
 import { registerListProvidersTool } from './tools/list-providers.js';
 import { registerListRejectionsTool } from './tools/list-rejections.js';
 import { registerListWebhookEventsTool } from './tools/list-webhook-events.js';
-import type { ActionLimiter } from '../replay/rate-limit.js';
+import type { ActionLimiter } from '../rate-limit.js';
 import { registerReplayWebhookEventTool } from './tools/replay-webhook-event.js';
 import { registerSendTestEventTool } from './tools/send-test-event.js';
 import { registerWaitForWebhookEventTool } from './tools/wait-for-webhook-event.js';

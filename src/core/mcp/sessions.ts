@@ -18,8 +18,9 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { McpDeps } from './deps.js';
+import { readBody } from '../http-body.js';
 import { createMcpServer, type SessionServer } from './server.js';
-import type { KeyedRateLimits } from '../replay/rate-limit.js';
+import type { KeyedRateLimits } from '../rate-limit.js';
 
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 export const SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
@@ -98,13 +99,13 @@ export class McpSessions {
     let body: unknown;
     if (req.method === 'POST') {
       const read = await readBody(req, MAX_MCP_BODY_BYTES);
-      if (read === 'too-large') {
+      if (read.tooLarge) {
         res.on('finish', () => req.destroy());
         return sendRpcError(res, 413, TRANSPORT_ERROR, `the request body is over ${MAX_MCP_BODY_BYTES} bytes (1 MiB)`, { connection: 'close' });
       }
-      if (read === 'aborted') return;
+      if (read.aborted) return;
       try {
-        body = JSON.parse(read.toString('utf8'));
+        body = JSON.parse(read.bytes.toString('utf8'));
       } catch {
         return sendRpcError(res, 400, PARSE_ERROR, 'Parse error: the body is not valid JSON');
       }
@@ -247,33 +248,3 @@ function sendRpcError(res: ServerResponse, status: number, code: number, message
   res.end(text);
 }
 
-/** Reads at most `maxBytes`; a declared or streamed excess stops reading at once. */
-function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too-large' | 'aborted'> {
-  if (Number(req.headers['content-length']) > maxBytes) {
-    req.pause();
-    return Promise.resolve('too-large');
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = (result: Buffer | 'too-large' | 'aborted') => {
-      req.off('data', onData);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        req.pause();
-        finish('too-large');
-      } else {
-        chunks.push(chunk);
-      }
-    };
-    req.on('data', onData);
-    req.once('end', () => finish(Buffer.concat(chunks)));
-    req.once('error', () => finish('aborted'));
-    req.once('close', () => {
-      if (!req.complete) finish('aborted');
-    });
-  });
-}

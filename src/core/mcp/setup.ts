@@ -1,4 +1,4 @@
-import { KeyedRateLimits } from '../replay/rate-limit.js';
+import { KeyedRateLimits } from '../rate-limit.js';
 import type { Services } from '../services.js';
 import type { McpDeps } from './deps.js';
 import { McpSessions } from './sessions.js';

@@ -1,4 +1,4 @@
-import type { NewEvent } from '../store/event-store.js';
+import type { NewEvent } from '../new-event.js';
 
 /**
  * Normalizing a Redis message or stream entry into an event row (DESIGN §8). A message is

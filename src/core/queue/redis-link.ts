@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import type { EventBus } from '../bus.js';
 import type { Logger } from '../logger.js';
 import type { ProviderSet } from '../provider-set.js';
-import type { TestMarks } from '../test-events/marks.js';
+import type { TestMarks } from '../test-marks.js';
 import type { EventStore } from '../store/event-store.js';
 import { REDACTED } from '../../shared/events.js';
 

@@ -7,7 +7,7 @@ import type { ProviderSet, WebhookProvider } from '../provider-set.js';
 import type { Delivery, RejectionReason, Verification } from '../providers/verifier.js';
 import { sanitizeHeaders } from '../redact.js';
 import type { EventStore } from '../store/event-store.js';
-import type { TestClaim, TestMarks } from '../test-events/marks.js';
+import type { TestClaim, TestMarks } from '../test-marks.js';
 
 /**
  * The webhook pipeline (DESIGN §4): verify the raw bytes → normalize → store → answer →

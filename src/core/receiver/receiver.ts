@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import { errorAnswer, ingest, recordRejection, routeFor, sha256Hex, type Answer, type IngestDeps } from './ingest.js';
+import { readBody } from '../http-body.js';
 import { decodePathComponent, listen, requestUrl } from '../net.js';
-import { TEST_MARK_HEADER } from '../test-events/marks.js';
+import { TEST_MARK_HEADER } from '../test-marks.js';
 
 /**
  * The receiver port: the only port a tunnel exposes to the internet. It serves nothing but
@@ -115,46 +116,6 @@ export class Receiver {
     });
     send(res, answer);
   }
-}
-
-type BodyResult =
-  | { tooLarge: true; declared: number | undefined; seen: number; aborted?: false }
-  | { tooLarge: false; aborted: true }
-  | { tooLarge: false; aborted: false; bytes: Buffer };
-
-function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
-  const declaredHeader = req.headers['content-length'];
-  const declared = declaredHeader !== undefined ? Number(declaredHeader) : undefined;
-  if (declared !== undefined && Number.isFinite(declared) && declared > maxBytes) {
-    req.pause();
-    return Promise.resolve({ tooLarge: true, declared, seen: 0 });
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let seen = 0;
-    let settled = false;
-    const finish = (result: BodyResult) => {
-      if (settled) return;
-      settled = true;
-      req.off('data', onData);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen > maxBytes) {
-        req.pause();
-        finish({ tooLarge: true, declared, seen });
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => finish({ tooLarge: false, aborted: false, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }));
-    req.on('error', () => finish({ tooLarge: false, aborted: true }));
-    req.on('close', () => {
-      if (!req.complete) finish({ tooLarge: false, aborted: true });
-    });
-  });
 }
 
 /** Answer without leaving an unread body on a keep-alive connection. */

@@ -21,8 +21,9 @@ import { SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ProviderSet, WebhookProvider } from '../provider-set.js';
 import { sanitizeHeaders } from '../redact.js';
-import { MAX_RESPONSE_BODY_BYTES, type EventRecord, type EventStore, type ReplayRecord } from '../store/event-store.js';
-import { REDACTED, type Replay } from '../../shared/events.js';
+import type { EventRecord, ReplayRecord } from '../store/types.js';
+import type { EventStore } from '../store/event-store.js';
+import { MAX_RESPONSE_BODY_BYTES, REDACTED, type Replay } from '../../shared/events.js';
 import { checkTargetHost, guardedConnector, TargetRefusedError } from './target-guard.js';
 
 export interface ReplayRequest {

@@ -1,21 +1,30 @@
 import type { Logger } from '../logger.js';
-import type { EventStore } from './event-store.js';
+import { searchDoc } from './columns.js';
+import { SliceSize, type DatabaseLanes } from './foreground.js';
+import type { SqlClient } from './sql-client.js';
 
 /**
- * Fills event_search (migrations/0005) off the write path: trigram indexing costs about four
- * times the rest of an insert on the embedded database, so deliveries are stored without it and
- * this copies their search text in batches, in the idle time of the receiver and the database.
+ * Fills event_search off the write path: trigram indexing costs about four times the rest of an
+ * insert on the embedded database, so deliveries are stored without it and this copies their
+ * search text in the database's idle time, one slice at a time on the background lane
+ * (foreground.ts, DESIGN §17): each slice one statement of ≤ ~4 ms, sent only when no read,
+ * applier batch or replay row is in flight, so a read waits for at most the slice in progress.
+ *
+ * Two kinds of work, new events first:
+ * - the tail: events above search_state.indexed_id (new since the last slice), in id order;
+ * - the backfill: every stored event below search_state's floor, newest first (after
+ *   migrations/0007 the whole log is indexed again; newest first, so the events a developer
+ *   searches for are indexed within seconds). A search reads what is not indexed yet directly.
  *
  * Ingest comes first: while deliveries keep arriving (one in the last QUIET_MS) or the journal
  * has events waiting to be applied, the indexer waits — unless it is more than MAX_TAIL events
  * behind, because a search reads the unindexed tail directly and a long tail makes searches
- * slow; then it interleaves one small batch at a time. Idle, it sleeps until woken (an applied
- * batch) or POLL_MS (PostgreSQL: events indexed in their insert statement; this backfills older
- * ones). On these 2-core machines a busy indexer cost the receiver half its throughput
- * (docs/benchmarks.md).
+ * slow; then its slices go in between the foreground's statements (urgent). Idle, it sleeps
+ * until woken (an applied batch) or POLL_MS (PostgreSQL: events indexed in their insert
+ * statement; this backfills older ones).
  */
 
-/** Rows copied per statement: ~40 ms of the database's time, so a read or an applied batch never waits long behind it. */
+/** The most rows one statement indexes (tests and catchUp use it as the batch). */
 export const SEARCH_INDEX_BATCH_ROWS = 200;
 const MAX_TAIL = 50_000;
 const QUIET_MS = 250;
@@ -37,10 +46,16 @@ export class SearchIndexer {
   private wakeUp: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private indexedId = 0;
+  /** Until a backfill step says otherwise, one may be under way (migrations/0007). */
+  private backfillPending = true;
+  /** The last tail step came back short: nothing new since, unless woken. */
+  private tailCaughtUp = false;
   private failures = 0;
+  private readonly tailSlice = new SliceSize({ initialRows: 20, maxRows: SEARCH_INDEX_BATCH_ROWS });
+  private readonly backfillSlice = new SliceSize({ initialRows: 20, maxRows: SEARCH_INDEX_BATCH_ROWS });
 
   constructor(
-    private readonly store: EventStore,
+    private readonly lanes: DatabaseLanes,
     private readonly options: SearchIndexerOptions,
   ) {}
 
@@ -50,14 +65,20 @@ export class SearchIndexer {
 
   /** New events are stored: index them when there is time. */
   wake(): void {
+    this.tailCaughtUp = false;
     const wake = this.wakeUp;
     this.wakeUp = null;
     wake?.();
   }
 
-  /** How far the index reaches (for tests and the benchmark). */
+  /** How far the tail index reaches (for tests and the benchmark). */
   get indexedThrough(): number {
     return this.indexedId;
+  }
+
+  /** Whether older events still wait for the backfill (tests, the benchmark). */
+  get backfilling(): boolean {
+    return this.backfillPending;
   }
 
   async stop(): Promise<void> {
@@ -66,13 +87,39 @@ export class SearchIndexer {
     await this.running;
   }
 
-  /** Indexes until nothing is left (tests and the benchmark; the loop does this by itself). */
+  /** Indexes until nothing is left, tail and backfill (tests and the benchmark; the loop does this by itself). */
   async catchUp(): Promise<void> {
-    for (;;) {
-      const { indexed, indexedId } = await this.store.indexSearchBatch();
-      this.indexedId = indexedId;
-      if (indexed < SEARCH_INDEX_BATCH_ROWS) return;
+    while (!(await this.slice(SEARCH_INDEX_BATCH_ROWS, true)).done) {
+      // next slice
     }
+  }
+
+  /**
+   * One slice: the tail if there is one, else the backfill. `done` once neither has anything left.
+   * `rows`: how many to take (default: what the slice sizes say fits in ~4 ms).
+   */
+  private async slice(rows: number | undefined, urgent: boolean): Promise<{ done: boolean }> {
+    const newest = this.options.newestId?.();
+    const tail = !this.tailCaughtUp || (newest !== undefined && newest > this.indexedId) || !this.backfillPending;
+    const size = tail ? this.tailSlice : this.backfillSlice;
+    const take = rows ?? size.rows;
+    return this.lanes.background(
+      async (db) => {
+        const started = performance.now();
+        if (tail) {
+          const step = await indexSearchBatch(db, take);
+          size.record(step.indexed, performance.now() - started);
+          this.indexedId = step.indexedId;
+          this.tailCaughtUp = step.indexed < take;
+          return { done: this.tailCaughtUp && !this.backfillPending };
+        }
+        const step = await backfillSearchBatch(db, take);
+        size.record(step.indexed, performance.now() - started);
+        this.backfillPending = step.pending;
+        return { done: !step.pending };
+      },
+      { urgent },
+    );
   }
 
   private async run(): Promise<void> {
@@ -84,11 +131,9 @@ export class SearchIndexer {
         await this.sleep(BUSY_WAIT_MS);
         continue;
       }
-      let indexed: number;
+      let done: boolean;
       try {
-        const result = await this.store.indexSearchBatch();
-        indexed = result.indexed;
-        this.indexedId = result.indexedId;
+        done = (await this.slice(undefined, behind >= MAX_TAIL)).done;
         this.failures = 0;
       } catch (error) {
         if (this.stopped) return;
@@ -97,7 +142,7 @@ export class SearchIndexer {
         await this.sleep(Math.min(POLL_MS, 100 * 2 ** this.failures));
         continue;
       }
-      if (indexed < SEARCH_INDEX_BATCH_ROWS) await this.sleep(POLL_MS);
+      if (done) await this.sleep(POLL_MS);
       else await new Promise((resolve) => setImmediate(resolve));
     }
   }
@@ -113,4 +158,58 @@ export class SearchIndexer {
       this.wakeUp = done;
     });
   }
+}
+
+/**
+ * The tail's step: copies the search text of the next `limit` events past search_state.indexed_id
+ * into event_search and moves the mark, in one statement. Resolves to how many it indexed and the mark.
+ */
+export async function indexSearchBatch(db: SqlClient, limit = SEARCH_INDEX_BATCH_ROWS): Promise<{ indexed: number; indexedId: number }> {
+  const rows = await db.query<{ n: number | string; mark: number | string | null }>(
+    `WITH src AS (
+       SELECT events.id, ${searchDoc('events')} AS doc, events.event_type FROM events
+       WHERE events.id > (SELECT search_state.indexed_id FROM search_state) ORDER BY events.id LIMIT $1
+     ), ins AS (
+       INSERT INTO event_search (event_id, doc, event_type) SELECT src.id, src.doc, src.event_type FROM src ON CONFLICT DO NOTHING
+     ), moved AS (
+       UPDATE search_state SET indexed_id = GREATEST(search_state.indexed_id, (SELECT max(src.id) FROM src))
+       WHERE EXISTS (SELECT 1 FROM src) RETURNING indexed_id
+     )
+     SELECT (SELECT count(*) FROM src) AS n,
+            COALESCE((SELECT indexed_id FROM moved), (SELECT search_state.indexed_id FROM search_state)) AS mark`,
+    [limit],
+  );
+  return { indexed: Number(rows[0]?.n ?? 0), indexedId: Number(rows[0]?.mark ?? 0) };
+}
+
+/**
+ * The backfill's step: the `limit` newest events below search_state's floor (through the
+ * (received_at, id) index, backwards from the floor), their search text copied and the floor
+ * moved down to the last of them — or cleared once fewer than `limit` were left. `pending`: whether
+ * a backfill is still under way after this step.
+ */
+export async function backfillSearchBatch(db: SqlClient, limit: number): Promise<{ indexed: number; pending: boolean }> {
+  const rows = await db.query<{ n: number | string; pending: boolean | null }>(
+    `WITH src AS MATERIALIZED (
+       SELECT events.id, events.received_at, ${searchDoc('events')} AS doc, events.event_type FROM events
+       WHERE (events.received_at, events.id) < ((SELECT search_state.floor_received_at FROM search_state), (SELECT search_state.floor_id FROM search_state))
+       ORDER BY events.received_at DESC, events.id DESC LIMIT $1
+     ), ins AS (
+       INSERT INTO event_search (event_id, doc, event_type) SELECT src.id, src.doc, src.event_type FROM src ON CONFLICT DO NOTHING
+     ), last AS (
+       SELECT src.received_at, src.id FROM src ORDER BY src.received_at, src.id LIMIT 1
+     ), counted AS (
+       SELECT count(*) AS n FROM src
+     ), moved AS (
+       UPDATE search_state SET
+         floor_received_at = CASE WHEN counted.n < $1 THEN NULL ELSE (SELECT last.received_at FROM last) END,
+         floor_id = CASE WHEN counted.n < $1 THEN NULL ELSE (SELECT last.id FROM last) END,
+         backfill_rows = CASE WHEN counted.n < $1 THEN 0 ELSE GREATEST(0, search_state.backfill_rows - counted.n) END
+       FROM counted WHERE search_state.floor_received_at IS NOT NULL
+       RETURNING search_state.floor_received_at IS NOT NULL AS pending
+     )
+     SELECT (SELECT n FROM counted) AS n, (SELECT pending FROM moved) AS pending`,
+    [limit],
+  );
+  return { indexed: Number(rows[0]?.n ?? 0), pending: rows[0]?.pending === true };
 }

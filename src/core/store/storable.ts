@@ -1,3 +1,5 @@
+import type { NewEvent } from '../new-event.js';
+
 /**
  * Makes text from the outside storable, whatever door it came through (HTTP, Redis, import).
  *
@@ -87,4 +89,17 @@ function fitBytes(value: string, maxBytes: number): string {
     else high = mid - 1;
   }
   return wellFormed(`${value.slice(0, low)}${ELLIPSIS}`);
+}
+
+/** An event's text fields made storable (the payload is kept byte for byte). */
+export function storableEvent<T extends NewEvent>(event: T): T {
+  return {
+    ...event,
+    event_type: storableOrNull(event.event_type, MAX_EVENT_TYPE_CHARS),
+    external_id: storableOrNull(event.external_id, MAX_EXTERNAL_ID_CHARS),
+    verify_detail: storableOrNull(event.verify_detail, MAX_DETAIL_CHARS),
+    content_type: storableOrNull(event.content_type, MAX_CONTENT_TYPE_CHARS),
+    headers: storableHeaders(event.headers).headers,
+    source_ip: storableOrNull(event.source_ip, MAX_CONTENT_TYPE_CHARS),
+  };
 }

@@ -7,7 +7,7 @@ import type { ProviderSet, WebhookProvider } from '../provider-set.js';
 import { redactSecrets, redisUrlProblem, secretsOfUrl, withOneShotRedis } from '../queue/redis-link.js';
 import { fixturesFor } from './catalog.js';
 import { fixtureContext, type FixturePayload, type TestFixture } from './fixture.js';
-import { TEST_MARK_HEADER, type PendingTest, type TestMarks } from './marks.js';
+import { TEST_MARK_HEADER, type PendingTest, type TestMarks } from '../test-marks.js';
 
 /**
  * Test events (DESIGN §11): build a fixture with fresh ids, sign it with the provider's first

@@ -17,7 +17,7 @@ import { openPglite } from '../../../src/core/store/sql-client.js';
 import { mcpDeps } from '../../../src/core/mcp/setup.js';
 import { toolJsonSchemas } from '../../../src/core/mcp/tool.js';
 import { TOOL_SPECS } from '../../../src/core/mcp/tools/catalog.js';
-import { KeyedRateLimits } from '../../../src/core/replay/rate-limit.js';
+import { KeyedRateLimits } from '../../../src/core/rate-limit.js';
 import { memoryLogger, startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../../helpers/core.js';
 import { newEvent } from '../../helpers/events.js';
 import { expectPublishedOutput, expectTextCopy } from '../../helpers/mcp.js';

@@ -1,7 +1,7 @@
 import { sign as githubSign, verify as githubVerify } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ConfigInput } from '../../../src/core/config.js';
-import type { ReplayRecord } from '../../../src/core/store/event-store.js';
+import type { ReplayRecord } from '../../../src/core/store/types.js';
 import { FORWARD_QUEUE_LIMIT } from '../../../src/core/replay/forward.js';
 import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
 import { closedPort, startConsumer, type Consumer } from './consumer.js';

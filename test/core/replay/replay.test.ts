@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../../src/core/config.js';
 import { SwitchboardError } from '../../../src/core/errors.js';
 import { ReplayEngine } from '../../../src/core/replay/replay.js';
-import type { ReplayRecord } from '../../../src/core/store/event-store.js';
+import type { ReplayRecord } from '../../../src/core/store/types.js';
 import { startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../../helpers/core.js';
 import { closedPort, startConsumer, type Consumer } from './consumer.js';
 

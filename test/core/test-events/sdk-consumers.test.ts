@@ -14,7 +14,7 @@ import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../../src/core/config.js';
 import { TEST_FIXTURES } from '../../../src/core/test-events/catalog.js';
-import { TEST_MARK_HEADER } from '../../../src/core/test-events/marks.js';
+import { TEST_MARK_HEADER } from '../../../src/core/test-marks.js';
 import { TestEventSender } from '../../../src/core/test-events/send.js';
 import type { WebhookKind } from '../../../src/core/config.js';
 import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';

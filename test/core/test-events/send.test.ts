@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../../src/core/config.js';
-import { TEST_MARK_HEADER } from '../../../src/core/test-events/marks.js';
+import { TEST_MARK_HEADER } from '../../../src/core/test-marks.js';
 import { setPath } from '../../../src/core/test-events/send.js';
 import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
 import { startConsumer, type Consumer } from '../replay/consumer.js';

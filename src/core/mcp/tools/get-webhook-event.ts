@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EventDetailSchema, REQUESTED_BY } from '../../../shared/events.js';
-import { cutBytes, toEventDetail } from '../../api/wire.js';
+import { cutBytes, toEventDetail } from '../../wire.js';
 import { SwitchboardError } from '../../errors.js';
 import type { McpDeps } from '../deps.js';
 import type { ToolServer, ToolSpec } from '../tool.js';

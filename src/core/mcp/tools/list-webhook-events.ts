@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { EventSummarySchema, OriginSchema, TrustModeSchema } from '../../../shared/events.js';
-import { CursorInputSchema, inputText, IsoDateSchema, IsoDateTimeSchema, MAX_NAME_CHARS } from '../../../shared/input.js';
-import { MAX_SEARCH_CHARS } from '../../store/event-store.js';
+import { CursorInputSchema, inputText, IsoDateSchema, IsoDateTimeSchema, MAX_NAME_CHARS, MAX_SEARCH_CHARS } from '../../../shared/input.js';
 import type { McpDeps } from '../deps.js';
 import { fitPage } from '../page-budget.js';
 import { checkProviderFilter } from '../provider-filter.js';
@@ -42,6 +41,10 @@ export const ListWebhookEventsOutputSchema = z.strictObject({
       'only on a search that ran out of its time budget (~100 ms) before filling the page: every event received after this time was searched, ' +
         'older ones not yet — pass next_cursor to search on from here (events may be empty)',
     ),
+  index_progress: z
+    .strictObject({ indexed: z.number().int(), total: z.number().int() })
+    .optional()
+    .describe('beside searched_back_to while the search index is still being built: older events are searched slowly until it is done — an empty page is not "no match"'),
 });
 
 export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSchema, typeof ListWebhookEventsOutputSchema> = {
@@ -108,6 +111,7 @@ export function registerListWebhookEventsTool(server: ToolServer, deps: McpDeps)
       events: page.items,
       ...(page.next_cursor === undefined ? {} : { next_cursor: page.next_cursor }),
       ...(page.searched_back_to === undefined ? {} : { searched_back_to: page.searched_back_to }),
+      ...(page.index_progress === undefined ? {} : { index_progress: page.index_progress }),
     };
   });
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { PAYLOAD_ENCODINGS } from '../../../shared/events.js';
+import { MAX_RESPONSE_BODY_BYTES, PAYLOAD_ENCODINGS } from '../../../shared/events.js';
 import { MAX_URL_CHARS } from '../../../shared/input.js';
-import { cutBytes } from '../../api/wire.js';
+import { cutBytes } from '../../wire.js';
 import { SwitchboardError } from '../../errors.js';
-import { takeOrThrow, type ActionLimiter } from '../../replay/rate-limit.js';
-import { MAX_RESPONSE_BODY_BYTES, type ReplayRecord } from '../../store/event-store.js';
+import { takeOrThrow, type ActionLimiter } from '../../rate-limit.js';
+import type { ReplayRecord } from '../../store/types.js';
 import type { McpDeps } from '../deps.js';
 import { scrubSecrets } from '../scrub.js';
 import type { ToolServer, ToolSpec } from '../tool.js';

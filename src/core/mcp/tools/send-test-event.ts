@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EventSummarySchema } from '../../../shared/events.js';
 import type { McpDeps } from '../deps.js';
 import type { ToolServer, ToolSpec } from '../tool.js';
-import { takeOrThrow, type ActionLimiter } from '../../replay/rate-limit.js';
+import { takeOrThrow, type ActionLimiter } from '../../rate-limit.js';
 
 export const SendTestEventInputSchema = z.strictObject({
   provider: z.string().min(1).describe('a configured provider name (see list_providers)'),

@@ -1,4 +1,4 @@
-import type { EventListItem, LastReplay } from '../../../shared/api';
+import type { EventListItem, IndexProgress, LastReplay } from '../../../shared/api';
 import type { EventSummary } from '../../../shared/events';
 
 /**
@@ -23,6 +23,8 @@ export class EventLog {
   complete = false;
   /** Set while a search that ran out of time goes on page by page: how far back it has read. */
   searchedBackTo: string | undefined;
+  /** Beside searchedBackTo while the search index is still being built (DESIGN §17). */
+  indexProgress: IndexProgress | undefined;
 
   get length(): number {
     return this.head.length + this.tail.length;
@@ -77,7 +79,12 @@ export class EventLog {
   }
 
   /** The next page from the server, newest first (a search's may be short, even empty: `searchedBackTo`). */
-  appendPage(events: readonly (EventSummary | EventListItem)[], nextCursor: string | undefined, searchedBackTo?: string): void {
+  appendPage(
+    events: readonly (EventSummary | EventListItem)[],
+    nextCursor: string | undefined,
+    searchedBackTo?: string,
+    indexProgress?: IndexProgress,
+  ): void {
     for (const event of events) {
       if (this.ids.has(event.id)) continue;
       this.noteLast(event);
@@ -87,6 +94,7 @@ export class EventLog {
     this.nextCursor = nextCursor;
     this.complete = nextCursor === undefined;
     this.searchedBackTo = searchedBackTo;
+    this.indexProgress = indexProgress;
     this.changed();
   }
 
@@ -98,6 +106,7 @@ export class EventLog {
     this.nextCursor = undefined;
     this.complete = false;
     this.searchedBackTo = undefined;
+    this.indexProgress = undefined;
     this.changed();
   }
 

@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
-import type { LastReplay } from '../../../shared/api';
+import { indexingNote, type LastReplay } from '../../../shared/api';
 import type { EventSummary, TrustMode } from '../../../shared/events';
 import { replayFailed, TRUST_MODES } from '../../../shared/events';
 import { useAppData } from '../app-data';
@@ -62,7 +62,7 @@ export function EventsScreen() {
     try {
       const page = await client.listEvents({ ...filtersToQuery(filtersRef.current), ...(log.nextCursor ? { limit: PAGE_SIZE, cursor: log.nextCursor } : { limit: FIRST_PAGE_SIZE }) });
       if (mine !== generation.current) return;
-      log.appendPage(page.events, page.next_cursor, page.searched_back_to);
+      log.appendPage(page.events, page.next_cursor, page.searched_back_to, page.index_progress);
       setLoadError(null);
       setFirstPageLoaded(true);
     } catch (error) {
@@ -447,7 +447,11 @@ function EventList({
           if (!event) {
             return (
               <div key={item.key} className="event-row loading-row" style={{ transform: `translateY(${item.start}px)` }} role="presentation">
-                {loadError ? 'Could not load more.' : log.searchedBackTo ? `Searching older events… (searched back to ${formatListTime(log.searchedBackTo)})` : 'Loading…'}
+                {loadError
+                  ? 'Could not load more.'
+                  : log.searchedBackTo
+                    ? `Searching older events… (searched back to ${formatListTime(log.searchedBackTo)}${log.indexProgress ? `; ${indexingNote(log.indexProgress)}` : ''})`
+                    : 'Loading…'}
               </div>
             );
           }

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestSwitchboard, type TestSwitchboard } from '../helpers/core.js';
+import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
 
 const LIMIT = 1024;
 let t: TestSwitchboard;

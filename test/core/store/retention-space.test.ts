@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
-import { EventStore } from '../../src/core/store/event-store.js';
-import { migrate } from '../../src/core/store/migrations.js';
-import { openPglite, type SqlClient } from '../../src/core/store/sql-client.js';
+import { migrationsDir } from '../../../src/core/paths.js';
+import { EventStore } from '../../../src/core/store/event-store.js';
+import { migrate } from '../../../src/core/store/migrations.js';
+import { openPglite, type SqlClient } from '../../../src/core/store/sql-client.js';
 
 /**
  * Retention must bound the data dir, not only the row count. The embedded database has no

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SwitchboardError } from '../errors.js';
+import { SwitchboardError } from './errors.js';
 
 /**
  * Rate limits for what an MCP caller can make happen (DESIGN §6/§7): replays and test events

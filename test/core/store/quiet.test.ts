@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { waitForQuiet } from '../../src/core/store/quiet.js';
+import { waitForQuiet } from '../../../src/core/store/quiet.js';
 
 /** Retention's VACUUM waits for a pause in reads (src/core/store/quiet.ts), with real timers. */
 describe('waitForQuiet', () => {

@@ -2,8 +2,8 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESERIALIZATION_MAX_BYTES, RESERIALIZED_HINT } from '../../src/core/providers/crypto.js';
-import { startTestSwitchboard, type TestSwitchboard } from '../helpers/core.js';
+import { RESERIALIZATION_MAX_BYTES, RESERIALIZED_HINT } from '../../../src/core/providers/crypto.js';
+import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
 
 /**
  * Forged deliveries must end as a 401/403 with a rejection row whatever the body, for every

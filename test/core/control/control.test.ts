@@ -4,9 +4,9 @@ import { mkdtemp, mkdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadOrCreateToken } from '../../src/core/control/auth.js';
-import { sendJson } from '../../src/core/control/server.js';
-import { startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../helpers/core.js';
+import { loadOrCreateToken } from '../../../src/core/control/auth.js';
+import { sendJson } from '../../../src/core/control/server.js';
+import { startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../../helpers/core.js';
 
 let t: TestSwitchboard;
 let uiDir: string;

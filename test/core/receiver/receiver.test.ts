@@ -5,7 +5,7 @@ import { sign as githubSign, verify as githubVerify } from '@octokit/webhooks-me
 import { isValidSlackRequest } from '@slack/bolt';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSwitchboard, type TestSwitchboard } from '../helpers/core.js';
+import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
 
 const GITHUB_SECRET = "It's a Secret to Everybody";
 const GITHUB_OLD_SECRET = 'the-secret-before-rotation-0001';

@@ -13,7 +13,7 @@
  * Ed25519 key pair made here, and only a marked delivery is checked against that key.
  */
 import { createHash, createHmac, generateKeyPairSync, randomBytes, sign as signBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { EventSummary } from '../../shared/events.js';
+import type { EventSummary } from '../shared/events.js';
 
 export const TEST_MARK_HEADER = 'x-switchboard-test';
 export const TEST_MARK_TTL_MS = 60_000;

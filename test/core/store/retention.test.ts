@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
-import { EventStore, RETENTION_BATCH_ROWS } from '../../src/core/store/event-store.js';
-import { migrate } from '../../src/core/store/migrations.js';
-import { openPglite, type SqlClient } from '../../src/core/store/sql-client.js';
-import { startTestSwitchboard } from '../helpers/core.js';
-import { newEvent } from '../helpers/events.js';
+import { migrationsDir } from '../../../src/core/paths.js';
+import { EventStore } from '../../../src/core/store/event-store.js';
+import { RETENTION_BATCH_ROWS } from '../../../src/core/store/rejections.js';
+import { migrate } from '../../../src/core/store/migrations.js';
+import { openPglite, type SqlClient } from '../../../src/core/store/sql-client.js';
+import { startTestSwitchboard } from '../../helpers/core.js';
+import { newEvent } from '../../helpers/events.js';
 
 /**
  * Retention deletes in bounded batches and yields between them (DESIGN §5): deliveries and

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSwitchboard, type TestSwitchboard } from '../helpers/core.js';
+import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
 
 /**
  * DESIGN §4: odd bytes never cost a delivery. Valid signed deliveries sent at the same moment as

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyedRateLimits, takeOrThrow, TokenBucket } from '../../../src/core/replay/rate-limit.js';
+import { KeyedRateLimits, takeOrThrow, TokenBucket } from '../../src/core/rate-limit.js';
 
 describe('TokenBucket', () => {
   it('allows a burst of `capacity`, then refills at the set rate', () => {

@@ -3,18 +3,18 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventSummary } from '../../src/shared/events.js';
-import { EventJournal, type JournalTarget } from '../../src/core/journal/event-journal.js';
-import { encodeRecord } from '../../src/core/journal/record.js';
-import { migrationsDir } from '../../src/core/paths.js';
-import { migrate } from '../../src/core/store/migrations.js';
-import { EventStore } from '../../src/core/store/event-store.js';
-import { openPglite } from '../../src/core/store/sql-client.js';
-import { createSwitchboard } from '../../src/core/switchboard.js';
-import { newEvent } from '../helpers/events.js';
-import { journalEvent } from '../helpers/journal.js';
-import { connectMcp } from '../helpers/mcp.js';
-import { memoryLogger, startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../helpers/core.js';
+import type { EventSummary } from '../../../src/shared/events.js';
+import { EventJournal, type JournalTarget } from '../../../src/core/journal/event-journal.js';
+import { encodeRecord } from '../../../src/core/journal/record.js';
+import { migrationsDir } from '../../../src/core/paths.js';
+import { migrate } from '../../../src/core/store/migrations.js';
+import { EventStore } from '../../../src/core/store/event-store.js';
+import { openPglite } from '../../../src/core/store/sql-client.js';
+import { createSwitchboard } from '../../../src/core/switchboard.js';
+import { newEvent } from '../../helpers/events.js';
+import { journalEvent } from '../../helpers/journal.js';
+import { connectMcp } from '../../helpers/mcp.js';
+import { memoryLogger, startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../../helpers/core.js';
 
 /**
  * The ingest journal (src/core/journal, DESIGN §5): acknowledged from the journal, applied in
@@ -243,16 +243,16 @@ describe('journal applier', () => {
     let loseAnswer = true;
     const target: JournalTarget = {
       applyJournalBatch: async (events, appliedId) => {
-        await store.applyJournalBatch(events, appliedId);
+        await store.journalSide.applyJournalBatch(events, appliedId);
         if (loseAnswer && events.length > 0) {
           loseAnswer = false;
           throw new Error('the database worker ended (exit code 1)');
         }
       },
-      journalPosition: () => store.journalPosition(),
-      eventsByKeys: (keys) => store.eventsByKeys(keys),
-      eventKeysAfter: (after, limit) => store.eventKeysAfter(after, limit),
-      estimatedEventCount: () => store.estimatedEventCount(),
+      journalPosition: () => store.journalSide.journalPosition(),
+      eventsByKeys: (keys) => store.journalSide.eventsByKeys(keys),
+      eventKeysAfter: (after, limit) => store.journalSide.eventKeysAfter(after, limit),
+      estimatedEventCount: () => store.journalSide.estimatedEventCount(),
     };
     const logger = memoryLogger();
     const journal = await EventJournal.open(dataDir, target, logger);

@@ -1,28 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
-import { encodeCursor } from '../../src/core/store/cursor.js';
-import {
-  searchWindowRows,
-  searchIndexStep,
-  searchUsesIndex,
-  searchWindowStep,
-  eventListStep,
-  SEARCH_WALK_MIN_ROWS,
-  type SearchWindowRow,
-  eventKeysAfterStep,
-  eventsByKeysStep,
-  firstEventAfterStep,
-  nthNewestStep,
-  providerSeenStep,
-  rejectionListStep,
-  replayListStep,
-  retentionStatements,
-  type EventQuery,
-  type SqlStep,
-} from '../../src/core/store/event-store.js';
-import { migrate } from '../../src/core/store/migrations.js';
-import { openPglite, openPostgres, type SqlClient } from '../../src/core/store/sql-client.js';
-import { createTestDatabase } from '../helpers/postgres.js';
+import { migrationsDir } from '../../../src/core/paths.js';
+import { encodeCursor } from '../../../src/core/store/cursor.js';
+import { searchWindowRows, searchIndexStep, searchUsesIndex, searchWindowStep, SEARCH_WALK_MIN_ROWS, type SearchWindowRow } from '../../../src/core/store/search.js';
+import { eventListStep, eventKeysAfterStep, eventsByKeysStep, firstEventAfterStep, nthNewestStep, providerSeenStep, rejectionListStep, replayListStep, retentionStatements } from '../../../src/core/store/sql-builders.js';
+import type { EventQuery, SqlStep } from '../../../src/core/store/types.js';
+import { migrate } from '../../../src/core/store/migrations.js';
+import { backfillSearchBatch, indexSearchBatch } from '../../../src/core/store/search-indexer.js';
+import { openPglite, openPostgres, type SqlClient } from '../../../src/core/store/sql-client.js';
+import { createTestDatabase } from '../../helpers/postgres.js';
 
 /**
  * Every list query the store sends, EXPLAIN ANALYZEd on a seeded, ANALYZEd table: no Seq Scan,
@@ -149,7 +134,7 @@ describe.each(backends)('query plans on $name', (backend) => {
     // The search indexer's work (store.indexSearchBatch), done in one go; the newest rows stay
     // unindexed, so searches also read a tail as they do while the indexer catches up.
     await client.exec(`INSERT INTO event_search (event_id, doc, event_type)
-      SELECT id, lower(encode(substring(payload from 1 for 65536), 'escape')), event_type FROM events WHERE id <= ${ROWS - SEARCH_TAIL};
+      SELECT id, switchboard_search_text(payload), event_type FROM events WHERE id <= ${ROWS - SEARCH_TAIL};
       UPDATE search_state SET indexed_id = ${ROWS - SEARCH_TAIL};`);
     for (const index of gin) await client.exec(index.indexdef);
     await client.exec('ANALYZE event_search;');
@@ -290,6 +275,42 @@ describe.each(backends)('query plans on $name', (backend) => {
     if (!available) return context.skip();
     for (const provider of ['rare', 'p2', 'never-seen']) {
       expectIndexed(provider, (await explain(providerSeenStep(provider))).plan);
+    }
+  });
+
+  /** Runs `fn` with the search index's backfill floor at `floor`, then undoes everything it did. */
+  async function withBackfillFloor(floor: { received_at: string; id: number }, fn: (tx: SqlClient) => Promise<void>): Promise<void> {
+    const undo = new Error('undo');
+    await client
+      .transaction(async (tx) => {
+        await tx.query('UPDATE search_state SET floor_received_at = $1, floor_id = $2, backfill_rows = $2', [floor.received_at, floor.id]);
+        await fn(tx);
+        throw undo;
+      })
+      .catch((error: unknown) => {
+        if (error !== undo) throw error;
+      });
+  }
+
+  it('backfills the search index newest first through the (received_at, id) index, and searches the part it covers through the index', async (context) => {
+    if (!available) return context.skip();
+    await withBackfillFloor(middle, async (tx) => {
+      // The backfill's statement as the indexer sends it: EXPLAIN ANALYZE runs it, the undo takes it back.
+      const captured: SqlStep[] = [];
+      const recorder = { ...tx, query: async (sql: string, params?: readonly unknown[]) => (captured.push({ sql, params: [...(params ?? [])] }), []) } as unknown as SqlClient;
+      await backfillSearchBatch(recorder, 40);
+      await indexSearchBatch(recorder, 40);
+      for (const step of captured) {
+        const result = await tx.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${step.sql}`, step.params);
+        const raw = result[0]!['QUERY PLAN'];
+        const plan = ((typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }])[0].Plan;
+        expectIndexed(step.sql.slice(0, 120), plan, 400);
+      }
+    });
+    // The index step of a search while the backfill stands at the middle: the part at or above it.
+    for (const search of ['zebracorn', 'quuxfoo', 'evt_12345']) {
+      const { plan } = await explain(searchIndexStep({ limit: 50, search, cursor: encodeCursor({ received_at: '2026-01-01T11:06:39.000000Z', id: ROWS - 1 }) }, middle));
+      expectIndexed(`${search} above the floor`, plan);
     }
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { searchPatterns, searchUsesIndex, SEARCH_INDEX_MAX_CANDIDATES } from '../../src/core/store/event-store.js';
+import { searchPatterns, searchUsesIndex, SEARCH_INDEX_MAX_CANDIDATES } from '../../../src/core/store/search.js';
 
 /**
  * When a search trusts the trigram index with the events it has not read (listEvents): the index

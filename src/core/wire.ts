@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import type { EventDetail, Replay } from '../../shared/events.js';
-import type { EventRecord, ReplayRecord } from '../store/event-store.js';
+import type { EventDetail, Replay } from '../shared/events.js';
+import type { EventRecord, ReplayRecord } from './store/types.js';
 
 /** Stored rows → the wire shapes of src/shared (bytes become text or base64). */
 
