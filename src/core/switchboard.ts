@@ -48,6 +48,8 @@ export interface SwitchboardOptions {
   databaseUrl?: string;
   /** Run the embedded database in a worker thread (Electron: keeps the main loop smooth). */
   databaseInWorker?: boolean;
+  /** The database worker crashed (logged too); the next statement starts a new one (pglite-worker.ts). */
+  onDatabaseWorkerCrash?: (error: Error) => void;
   /**
    * Bounds of the embedded database's journal (tests: backpressure); `false` stores each delivery
    * before answering, as 0.2 did (the ingest benchmark's comparison; SWITCHBOARD_JOURNAL=off).
@@ -452,6 +454,10 @@ function openDatabase(url: string | null | undefined, options: SwitchboardOption
     ? openPgliteInWorker(options.dataDir, {
         // After a multi-MB body the worker is replaced to give its memory back (pglite-worker.ts).
         onRecycle: ({ ms }) => logger.info(`database: worker restarted to release the memory of a large event (${Math.round(ms)} ms)`),
+        onCrash: (error) => {
+          logger.error(`database: ${error.message}; the next statement starts a new worker`);
+          options.onDatabaseWorkerCrash?.(error);
+        },
       })
     : openPglite(options.dataDir);
 }
