@@ -85,17 +85,18 @@ export function createCoreRunner({ start, screen, attach, showUi, showFailure, l
       if (stopping) return;
     }
     screen.starting();
-    let thisRun: Running | undefined;
+    // A crash counts only once this start is the running core (one during its start fails the start).
+    const thisRun: { core?: Running } = {};
     const started = await start((error) => {
-      if (thisRun && running === thisRun) void databaseCrashed(thisRun, error);
+      if (thisRun.core && running === thisRun.core) void databaseCrashed(thisRun.core, error);
     });
     if (!started.ok) {
       screen.failed(started.failure);
       showFailure();
       return;
     }
-    thisRun = { sb: started.sb, detach: attach(started.sb) };
-    running = thisRun;
+    thisRun.core = { sb: started.sb, detach: attach(started.sb) };
+    running = thisRun.core;
     screen.ready();
     coreUp(started.sb.api);
     showUi();
