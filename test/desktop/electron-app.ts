@@ -3,6 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runInThisContext } from 'node:vm';
 import { _electron, type ElectronApplication, type Page } from 'playwright-core';
 import Stripe from 'stripe';
 import { inject } from 'vitest';
@@ -95,7 +96,10 @@ export async function launchDesktop(userData: string, env: Record<string, string
   app.process().stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const problems: string[] = [];
   await app.context().addInitScript({ content: WATCH_CSP });
+  const watched = new WeakSet<Page>();
   const watch = (page: Page) => {
+    if (watched.has(page)) return;
+    watched.add(page);
     page.on('console', (message) => message.type() === 'error' && problems.push(`console: ${message.text()}`));
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   };
@@ -151,7 +155,9 @@ export function stripeDelivery(receiverUrl: string, event: { id: string; type: s
 
 /** Crashes the app's database worker thread inside its main process (test/helpers/database-worker-crash.ts). */
 export function crashDatabaseWorker(app: ElectronApplication): Promise<number> {
-  return app.evaluate(`(${CRASH_DATABASE_WORKERS_SOURCE})()`) as Promise<number>;
+  // Playwright sends the function's source and calls it in the main process (with the electron module, unused).
+  const crash = runInThisContext(`(${CRASH_DATABASE_WORKERS_SOURCE})`) as () => Promise<number>;
+  return app.evaluate(crash);
 }
 
 /** The same app launched a second time, by hand (it is expected to hand over and exit). */

@@ -134,9 +134,14 @@ describe.runIf(run && found !== null)('the packaged app', { timeout: 180_000 }, 
   });
 
   it('shows the UI in its window', async () => {
-    // Chromium writes the DevTools port into the user data folder.
-    const port = await until(async () => (await readFile(join(userData, 'DevToolsActivePort'), 'utf8')).split('\n')[0] || undefined, 'DevToolsActivePort');
-    browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`);
+    // Where DevTools listens: Chromium's DevToolsActivePort file in the user data folder, or its line on stderr.
+    const endpoint = await until(async () => {
+      const printed = /DevTools listening on (ws:\/\/\S+)/.exec(output)?.[1];
+      if (printed) return printed;
+      const port = (await readFile(join(userData, 'DevToolsActivePort'), 'utf8')).split('\n')[0];
+      return port ? `http://127.0.0.1:${port}` : undefined;
+    }, 'the DevTools endpoint');
+    browser = await chromium.connectOverCDP(endpoint);
     const page = await until(async () => browser!.contexts().flatMap((context) => context.pages()).find((candidate) => candidate.url().startsWith('app://switchboard/index.html')), 'the UI page');
     await page.getByRole('option', { name: /homelab packaged\.hello/ }).waitFor({ timeout: APP_TIMEOUT_MS });
     expect(await page.title()).toBe('Events · switchboard');
