@@ -36,7 +36,7 @@ beforeAll(async () => {
   await writeFile(join(userData, 'config.json'), JSON.stringify({ receiver: { port: 0 }, control: { port: 0 }, providers: [{ name: 'homelab', kind: 'open' }] }));
   await import('../../src/main/index.js');
   app.becomeReady();
-  await vi.waitFor(() => expect(state.trays).toHaveLength(1), { timeout: 60_000, interval: 100 });
+  await vi.waitFor(() => expect(state.trays).toHaveLength(1), { timeout: 100_000, interval: 100 });
 });
 afterAll(async () => {
   if (!state.exited) app.quit();
@@ -44,7 +44,7 @@ afterAll(async () => {
   await rm(userData, { recursive: true, force: true });
 });
 
-describe('the database worker crashing under the desktop app', () => {
+describe('the database worker crashing under the desktop app', { timeout: 120_000 }, () => {
   it('once: a new worker takes over, and the window stays on the UI, live', async () => {
     expect((await deliver('{"type":"before.crash"}')).status).toBe(200);
     expect(await crashDatabaseWorkers()).toBe(1);
@@ -63,7 +63,7 @@ describe('the database worker crashing under the desktop app', () => {
   it('for good: the window shows that the database stopped, with the fix, instead of a failing UI', async () => {
     repair = await damageDatabaseFiles(userData); // a new worker cannot open the database
     expect(await crashDatabaseWorkers()).toBe(1);
-    await vi.waitFor(async () => expect((await view()).state).toBe('failed'), { timeout: 60_000, interval: 100 });
+    await vi.waitFor(async () => expect((await view()).state).toBe('failed'), { timeout: 100_000, interval: 100 });
     expect(await view()).toMatchObject({
       title: 'The database stopped',
       code: 'database_unavailable',
@@ -80,7 +80,7 @@ describe('the database worker crashing under the desktop app', () => {
     expect((await deliver('{"type":"during.outage"}')).status).toBe(200);
     await repair();
     expect((await press('retry')).status).toBe(204);
-    await vi.waitFor(() => expect(state.trays).toHaveLength(2), { timeout: 60_000, interval: 100 });
+    await vi.waitFor(() => expect(state.trays).toHaveLength(2), { timeout: 100_000, interval: 100 });
     expect(state.trays[0]!.destroyed).toBe(true);
     expect(await view()).toEqual({ state: 'ready' });
     expect(window().loaded.at(-1)).toBe('app://switchboard/index.html');

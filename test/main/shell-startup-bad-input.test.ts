@@ -16,7 +16,8 @@ const { state, app } = electron;
 const handle = (path: string, init?: RequestInit) => state.protocolHandlers.get('app')!(new Request(`app://switchboard/${path}`, init));
 const view = async () => (await (await handle('startup/state')).json()) as Record<string, unknown>;
 const press = (action: 'retry' | 'quit') => handle(`startup/${action}`, { method: 'POST', headers: { 'x-switchboard-startup': action } });
-const failedWith = (code: string) => vi.waitFor(async () => expect(await view()).toMatchObject({ state: 'failed', code }), { timeout: 30_000, interval: 50 });
+// A port in use is found only once the database is open (an in-memory PGlite: seconds, more on a busy machine).
+const failedWith = (code: string) => vi.waitFor(async () => expect(await view()).toMatchObject({ state: 'failed', code }), { timeout: 100_000, interval: 50 });
 
 const BROKEN = '{ "receiver": { "port": 0 }, "providers": [ { "name": "homelab", ';
 
@@ -43,7 +44,7 @@ afterAll(async () => {
   await rm(userData, { recursive: true, force: true });
 });
 
-describe('the start-up screen given bad input', () => {
+describe('the start-up screen given bad input', { timeout: 120_000 }, () => {
   it('names a config.json that is not JSON, where the problem is and the file, and leaves the file alone', async () => {
     expect(await view()).toMatchObject({ title: 'The configuration has a problem', config_path: configPath(), message: expect.stringContaining(configPath()) });
     const { message, hint } = (await view()) as { message: string; hint: string | null };
@@ -67,7 +68,7 @@ describe('the start-up screen given bad input', () => {
   it('starts once the port is free, and the same window switches to the UI', async () => {
     await new Promise<void>((resolve) => holder.close(() => resolve()));
     expect((await press('retry')).status).toBe(204);
-    await vi.waitFor(() => expect(state.trays).toHaveLength(1), { timeout: 60_000, interval: 100 });
+    await vi.waitFor(() => expect(state.trays).toHaveLength(1), { timeout: 100_000, interval: 100 });
     expect(await view()).toEqual({ state: 'ready' });
     expect(state.trays[0]!.tooltip).toContain(`Receiving on http://127.0.0.1:${heldPort}`);
     expect(state.windows).toHaveLength(1);
