@@ -126,7 +126,7 @@ export async function finish(desktop: DesktopApp | undefined, name: string): Pro
   if (open) await open.screenshot({ path: join(ARTIFACTS, `${name}.png`) }).catch(() => undefined);
   await writeFile(join(ARTIFACTS, `${name}.log`), desktop.output()).catch(() => undefined);
   await desktop.close();
-  await rm(desktop.userData, { recursive: true, force: true });
+  await rm(desktop.userData, { recursive: true, force: true, maxRetries: 5 }).catch(() => undefined);
 }
 
 /** Waits for the UI's Events screen (after the start-up screen) in this window. */

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Stripe from 'stripe';
@@ -46,7 +47,8 @@ describe.runIf(run)('the desktop window', { timeout: 180_000 }, () => {
     expect(history[0]!.at(-1)).toMatch(/^app:\/\/switchboard\/index\.html/);
     await poll(() => window.title()).toBe('Events · switchboard');
     info = await serverInfo(window);
-    expect(info.data_dir).toBe(desktop.userData);
+    // The data folder is the --user-data-dir it was given (macOS may report /private/var for /var).
+    expect(realpathSync(info.data_dir)).toBe(realpathSync(desktop.userData));
     expect(info.token).toBe(DESKTOP_TOKEN);
   });
 
