@@ -75,7 +75,7 @@ module.exports = {
     {
       name: 'only-launchers-start-the-core',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(cli/commands/serve|main/lifecycle|main/index|core/switchboard)\\.ts$' },
+      from: { path: '^src/', pathNot: '^src/(cli/commands/serve|main/core-runner|main/lifecycle|main/index|core/switchboard)\\.ts$' },
       to: { path: '^src/core/switchboard\\.ts$' },
     },
     {

@@ -58,3 +58,13 @@ export function buildRendererIfStale() {
     run(process.execPath, [electronVite, 'build'], { tolerate: () => existsSync(join(root, 'out/renderer/index.html')) });
   }
 }
+
+/** The whole desktop app (main, preload, renderer) and the database template it unpacks: what test/desktop launches. */
+export function buildAppIfStale() {
+  buildCoreIfStale();
+  const built = Math.min(mtime('out/main/index.js'), mtime('out/preload/index.cjs'), mtime('out/renderer/index.html'));
+  if (built < newest(['src', 'electron.vite.config.ts', 'package.json'])) {
+    process.stderr.write('switchboard: building the desktop app…\n');
+    run(process.execPath, [electronVite, 'build']);
+  }
+}

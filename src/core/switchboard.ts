@@ -49,6 +49,8 @@ export interface SwitchboardOptions {
   databaseUrl?: string;
   /** Run the embedded database in a worker thread (Electron: keeps the main loop smooth). */
   databaseInWorker?: boolean;
+  /** The database worker crashed (logged too); the next statement starts a new one (pglite-worker.ts). */
+  onDatabaseWorkerCrash?: (error: Error) => void;
   /**
    * Bounds of the embedded database's journal (tests: backpressure); `false` stores each delivery
    * before answering, as 0.2 did (the ingest benchmark's comparison; SWITCHBOARD_JOURNAL=off).
@@ -172,7 +174,12 @@ export class Switchboard implements Services {
       }
       // The database opens (in its worker thread, on the other core) while this thread loads the
       // modules only needed once it is open: start-up is the longer of the two, not their sum.
-      const opening = openDatabase(url, { dataDir: options.dataDir, inWorker: options.databaseInWorker, logger: this.logger }).then((sql) => {
+      const opening = openDatabase(url, {
+        dataDir: options.dataDir,
+        inWorker: options.databaseInWorker,
+        logger: this.logger,
+        ...(options.onDatabaseWorkerCrash ? { onWorkerCrash: options.onDatabaseWorkerCrash } : {}),
+      }).then((sql) => {
         this.closers.push({ name: 'database', close: () => (this.opened ? this.opened.close() : sql.close()) });
         return sql;
       });

@@ -10,16 +10,32 @@ export interface StartupFailure {
   code: string;
   message: string;
   hint?: string;
+  /** Overrides the title the code gives (failureTitle). */
+  title?: string;
 }
 
 export function describeStartupFailure(error: unknown, logPath: string): StartupFailure {
   if (isSwitchboardError(error)) {
-    return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+    const hint = error.hint ?? (error.code === 'database_unavailable' ? `Try again. If it keeps failing, the log has the details: ${logPath}` : undefined);
+    return { code: error.code, message: error.message, ...(hint ? { hint } : {}) };
   }
   return {
     code: 'internal',
     message: `switchboard failed to start: ${error instanceof Error ? error.message : String(error)}`,
     hint: `the log has the details: ${logPath}`,
+  };
+}
+
+/**
+ * The database worker crashed under a running core and a new one would not start either: the
+ * window must not stay on a UI whose every call now fails.
+ */
+export function describeDatabaseLoss(crash: Error, restart: unknown, logPath: string): StartupFailure {
+  return {
+    code: 'database_unavailable',
+    title: 'The database stopped',
+    message: `${crash.message}, and a new database worker could not be started: ${restart instanceof Error ? restart.message : String(restart)}`,
+    hint: `Try again restarts switchboard; deliveries it acknowledged meanwhile are in its journal and are stored then. If it happens again, the log has the details: ${logPath}`,
   };
 }
 

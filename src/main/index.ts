@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import { app, BrowserWindow, ipcMain, Menu, nativeImage, protocol, safeStorage, session, shell, Tray } from 'electron';
 import { usePrivateUmask } from '../core/private-files.js';
 import { createSwitchboard, type Switchboard } from '../core/switchboard.js';
-import type { SwitchboardApi } from '../shared/api.js';
 import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, STARTUP_URL, createAppProtocolHandler, isAppUrl } from './app-protocol.js';
 import { setupIpc, setupLive, type SenderPolicy } from './ipc.js';
-import { fileLogger, setupQuit, startCore, type CoreStart } from './lifecycle.js';
+import { createCoreRunner } from './core-runner.js';
+import { fileLogger, setupQuit, startCore } from './lifecycle.js';
 import { createSafeStorageVault } from './secrets.js';
 import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy, guardWebContents, hardenSession } from './security.js';
 import { setupSingleInstance } from './single-instance.js';
@@ -25,7 +25,7 @@ const dataDir = app.getPath('userData');
 const logger = fileLogger(logPath);
 const logFailure = (error: Error) => logger.error(error.stack ?? error.message);
 // What the window shows until the core is up: its steps, or why it failed (startup-screen.ts).
-const startup = createStartupScreen({ dataDir, configPath: join(dataDir, 'config.json'), retry: () => void boot().catch(logFailure), quit: () => app.quit() });
+const startup = createStartupScreen({ dataDir, configPath: join(dataDir, 'config.json'), retry: () => void core.boot(), quit: () => app.quit() });
 
 // Before anything is written: the database, token, config and secrets are for this account only.
 usePrivateUmask();
@@ -40,12 +40,32 @@ const mainWindow = setupWindow({
 });
 const showWindow = () => void app.whenReady().then(() => mainWindow.show());
 const senders: SenderPolicy = { contents: () => mainWindow.contents(), isAppUrl: isOurUrl };
-// The current start (a failed one can be tried again from the start-up screen).
-let starting: Promise<CoreStart> | undefined;
-// API calls wait for the first successful start (the UI is only loaded after it anyway).
-let coreUp!: (api: SwitchboardApi) => void;
-const api = new Promise<SwitchboardApi>((resolve) => (coreUp = resolve));
-let closeShell = () => {};
+// One core at a time: a first start, a failed one tried again, one whose database was lost (core-runner.ts).
+const core = createCoreRunner({
+  start: (onDatabaseWorkerCrash) =>
+    startCore(
+      createSwitchboard,
+      () => ({
+        dataDir,
+        env: process.env,
+        token: process.env.SWITCHBOARD_TOKEN || undefined,
+        vault: createSafeStorageVault({ dataDir, encryptor: safeStorage, platform: process.platform, logger }),
+        // A PGlite query on the main thread stalls the window (STACK.md): keep it in a worker.
+        databaseInWorker: true,
+        onDatabaseWorkerCrash,
+        logger,
+        onStartupPhase: (phase) => startup.phase(phase),
+      }),
+      logPath,
+      logger,
+    ),
+  screen: startup,
+  attach: attachToCore,
+  showUi: () => mainWindow.reload(), // the open window switches to the UI (a closed one opens on it from the tray)
+  showFailure: () => mainWindow.present(), // the screen shows the failure; a closed window opens on it
+  logPath,
+  logger,
+});
 
 if (setupSingleInstance(app, showWindow)) {
   app.on('web-contents-created', (_event, contents) => guardWebContents(contents, { openExternal: (url) => shell.openExternal(url), logger }));
@@ -63,52 +83,16 @@ if (setupSingleInstance(app, showWindow)) {
 async function start(): Promise<void> {
   hardenSession(session.defaultSession, { contentSecurityPolicy, isAppUrl: isOurUrl });
   protocol.handle(APP_SCHEME, createAppProtocolHandler({ rendererDir: join(import.meta.dirname, '../renderer'), contentSecurityPolicy, startup: startup.respond }));
-  setupIpc(ipcMain, { api, senders, logger });
+  setupIpc(ipcMain, { api: core.api, senders, logger });
   // Registered now so a quit during startup still waits for the database to open, then closes it.
-  setupQuit(
-    app,
-    async () => {
-      const started = await starting;
-      closeShell();
-      if (started?.ok) await started.sb.stop();
-    },
-    logger,
-  );
+  setupQuit(app, () => core.stop(), logger);
   // The window opens at once, on the start-up screen.
   mainWindow.show();
-  await boot();
+  await core.boot();
 }
 
-async function boot(): Promise<void> {
-  startup.starting();
-  starting = startCore(
-    createSwitchboard,
-    () => ({
-      dataDir,
-      env: process.env,
-      token: process.env.SWITCHBOARD_TOKEN || undefined,
-      vault: createSafeStorageVault({ dataDir, encryptor: safeStorage, platform: process.platform, logger }),
-      // A PGlite query on the main thread stalls the window (STACK.md): keep it in a worker.
-      databaseInWorker: true,
-      logger,
-      onStartupPhase: (phase) => startup.phase(phase),
-    }),
-    logPath,
-    logger,
-  );
-  const started = await starting;
-  if (!started.ok) {
-    startup.failed(started.failure);
-    mainWindow.show(); // the screen shows the failure; if the window was closed meanwhile, a new one opens on it
-    return;
-  }
-  startup.ready();
-  coreUp(started.sb.api);
-  onCoreUp(started.sb);
-  mainWindow.reload(); // the open window switches to the UI (a closed one opens on it from the tray)
-}
-
-function onCoreUp(sb: Switchboard): void {
+/** What lives with a running core: the tray and the live messages to the window. */
+function attachToCore(sb: Switchboard): () => void {
   const stopLive = setupLive(sb, senders);
   const tray = setupTray({
     createTray: (icon) => new Tray(icon),
@@ -118,7 +102,7 @@ function onCoreUp(sb: Switchboard): void {
     open: showWindow,
     quit: () => app.quit(),
   });
-  closeShell = () => {
+  return () => {
     tray.close();
     stopLive();
   };

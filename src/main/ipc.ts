@@ -36,8 +36,11 @@ export function isTrustedSender(event: SenderEvent, { contents, isAppUrl }: Send
 }
 
 export interface IpcDeps {
-  /** A promise while the core is starting: calls made meanwhile wait (or get its startup error). */
-  api: SwitchboardApi | Promise<SwitchboardApi>;
+  /**
+   * The running core's API, asked at each call: a promise while the core is starting (calls made
+   * meanwhile wait), a new one after the shell started the core again (core-runner.ts).
+   */
+  api: () => SwitchboardApi | Promise<SwitchboardApi>;
   senders: SenderPolicy;
   logger: Logger;
 }
@@ -57,7 +60,7 @@ export function createIpcHandler(method: ApiMethod, { api, senders, logger }: Ip
       return fail({ code: 'invalid_argument', message: `${method}: ${detail}` });
     }
     try {
-      const call = (await api)[method] as (input: unknown) => Promise<unknown>;
+      const call = (await api())[method] as (input: unknown) => Promise<unknown>;
       return { ok: true, value: await call(parsed.data) };
     } catch (error) {
       return fail(toApiError(error, logger, `ipc ${method}`));

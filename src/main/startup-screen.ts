@@ -64,7 +64,7 @@ export function createStartupScreen({ dataDir, configPath, retry, quit }: Startu
     starting: () => (current = startingView(null, '', dataDir)),
     phase: ({ step, message }) => (current = startingView(step, message, dataDir)),
     failed: (failure) => {
-      current = { state: 'failed', title: failureTitle(failure.code), message: failure.message, hint: failure.hint ?? null, code: failure.code, config_path: configPath };
+      current = { state: 'failed', title: failure.title ?? failureTitle(failure.code), message: failure.message, hint: failure.hint ?? null, code: failure.code, config_path: configPath };
     },
     ready: () => (current = { state: 'ready' }),
     view: () => current,

@@ -52,6 +52,8 @@ export interface MainWindow {
   contents(): WebContents | null;
   /** Loads `url()` again in the open window (the UI, once the start-up screen is done). */
   reload(): void;
+  /** Shows `url()` now: the open window loads it (unless it shows it already) and comes forward, or a new one opens on it. */
+  present(): void;
 }
 
 export interface WindowDeps {
@@ -88,6 +90,10 @@ export function setupWindow({ create, url, onLoadError }: WindowDeps): MainWindo
     },
     reload() {
       if (window && !window.isDestroyed()) window.loadURL(url()).catch(onLoadError);
+    },
+    present() {
+      if (window && !window.isDestroyed() && window.webContents.getURL() !== url()) window.loadURL(url()).catch(onLoadError);
+      this.show();
     },
   };
 }

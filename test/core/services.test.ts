@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 const src = resolve(import.meta.dirname, '../../src');
 const COMPOSITION_ROOT = 'core/switchboard.ts';
 /** The shells that create and start a switchboard. */
-const STARTERS = ['cli/commands/serve.ts', 'main/index.ts', 'main/lifecycle.ts'];
+const STARTERS = ['cli/commands/serve.ts', 'main/core-runner.ts', 'main/index.ts', 'main/lifecycle.ts'];
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -49,7 +49,7 @@ function wire(api: SwitchboardApi | Promise<SwitchboardApi>, frame: FakeFrame | 
     handle: (channel: string, handler: (event: IpcMainInvokeEvent, ...args: unknown[]) => Promise<unknown>) => handlers.set(channel, handler),
     removeHandler: (channel: string) => handlers.delete(channel),
   } as unknown as IpcMain;
-  const remove = setupIpc(ipcMain, { api, senders, logger });
+  const remove = setupIpc(ipcMain, { api: () => api, senders, logger });
   const ipcRenderer = {
     invoke: async (channel: string, ...args: unknown[]) => {
       const handler = handlers.get(channel);
@@ -138,7 +138,7 @@ describe('the IPC wrapper', () => {
   });
 
   it('refuses extra arguments (the preload forwards exactly one, but a handler must not trust that)', async () => {
-    const handler = createIpcHandler('listEvents', { api, senders: wire(api).senders, logger: memoryLogger() });
+    const handler = createIpcHandler('listEvents', { api: () => api, senders: wire(api).senders, logger: memoryLogger() });
     expect(await handler(eventFrom(1, { url: APP_PAGE, parent: null }), {}, { smuggled: true })).toEqual({
       ok: false,
       error: { code: 'invalid_argument', message: 'listEvents: takes one input object, got 2 arguments' },
@@ -199,7 +199,7 @@ describe('the IPC wrapper', () => {
   });
 
   it('returns a result value on every path (never throws into Electron)', async () => {
-    const handler = createIpcHandler('getEvent', { api, senders: wire(api).senders, logger: memoryLogger() });
+    const handler = createIpcHandler('getEvent', { api: () => api, senders: wire(api).senders, logger: memoryLogger() });
     const results: IpcResult[] = await Promise.all([
       handler(eventFrom(9, null)),
       handler(eventFrom(1, { url: APP_PAGE, parent: null }), { id: -1 }),

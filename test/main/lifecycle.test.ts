@@ -84,6 +84,15 @@ describe('describeStartupFailure', () => {
       hint: 'the log has the details: /logs/switchboard.log',
     });
   });
+
+  it('gives a database that cannot be opened a way forward when the core gave none, and keeps the core’s own', () => {
+    expect(describeStartupFailure(new SwitchboardError('database_unavailable', 'the embedded database could not be opened: the database worker crashed: boom'), '/logs/switchboard.log')).toEqual({
+      code: 'database_unavailable',
+      message: 'the embedded database could not be opened: the database worker crashed: boom',
+      hint: 'Try again. If it keeps failing, the log has the details: /logs/switchboard.log',
+    });
+    expect(describeStartupFailure(new SwitchboardError('database_unavailable', 'locked', { hint: 'quit the other switchboard' }), '/l.log').hint).toBe('quit the other switchboard');
+  });
 });
 
 /** An app whose quit() emits will-quit like Electron's, and exits unless prevented. */

@@ -12,7 +12,7 @@ class FakeWindow extends EventEmitter {
   restored = 0;
   minimized = false;
   destroyed = false;
-  readonly webContents = { id: FakeWindow.created.length + 1 };
+  readonly webContents = { id: FakeWindow.created.length + 1, getURL: () => this.loaded.at(-1) ?? '' };
   constructor(readonly options: BrowserWindowConstructorOptions) {
     super();
     FakeWindow.created.push(this);
@@ -129,6 +129,22 @@ describe('setupWindow', () => {
     setUrl('app://switchboard/index.html');
     main.reload();
     expect(FakeWindow.created[0]!.loaded).toEqual(['app://switchboard/startup.html', 'app://switchboard/index.html']);
+  });
+
+  it('present() shows the current URL whatever the window showed: the open one loads it (once) and comes forward, a closed one is rebuilt', () => {
+    const { main, setUrl } = make('app://switchboard/index.html');
+    main.show();
+    const [first] = FakeWindow.created;
+    setUrl('app://switchboard/startup.html');
+    main.present();
+    main.present(); // already showing it: not loaded again
+    expect(FakeWindow.created).toHaveLength(1);
+    expect(first!.loaded).toEqual(['app://switchboard/index.html', 'app://switchboard/startup.html']);
+    expect(first!.focused).toBe(2);
+    first!.close();
+    main.present();
+    expect(FakeWindow.created).toHaveLength(2);
+    expect(FakeWindow.created[1]!.loaded).toEqual(['app://switchboard/startup.html']);
   });
 
   it('reports a page that fails to load', async () => {

@@ -19,13 +19,20 @@ import { openPglite, openPostgres, type SqlClient } from './sql-client.js';
  */
 
 /** `memory://` (tests), a PostgreSQL URL (team mode), else PGlite in the data dir. */
-export function openDatabase(url: string | null | undefined, options: { dataDir: string; inWorker?: boolean; logger: Logger }): Promise<SqlClient> {
+export function openDatabase(
+  url: string | null | undefined,
+  options: { dataDir: string; inWorker?: boolean; logger: Logger; onWorkerCrash?: (error: Error) => void },
+): Promise<SqlClient> {
   if (url === 'memory://') return openPglite('memory://');
   if (url) return openPostgres(url);
   return options.inWorker
     ? openPgliteInWorker(options.dataDir, {
         // After a multi-MB body the worker is replaced to give its memory back (pglite-worker.ts).
         onRecycle: ({ ms }) => options.logger.info(`database: worker restarted to release the memory of a large event (${Math.round(ms)} ms)`),
+        onCrash: (error) => {
+          options.logger.error(`database: ${error.message}; the next statement starts a new worker`);
+          options.onWorkerCrash?.(error);
+        },
       })
     : openPglite(options.dataDir);
 }

@@ -152,6 +152,12 @@ export interface WorkerDatabaseOptions {
   recycleMaxDelayMs?: number;
   /** Told after each recycle how long the database was unavailable. */
   onRecycle?: (info: { ms: number }) => void;
+  /**
+   * Told when a worker that had opened the database ended without being asked to (it crashed:
+   * an uncaught error in it, its memory exhausted, `process.exit` in WASM). The statements in
+   * flight failed with `error`; the next statement starts a new worker.
+   */
+  onCrash?: (error: Error) => void;
 }
 
 /** The embedded database in a worker thread, with its recycling visible (tests, benchmarks). */
@@ -199,11 +205,13 @@ interface WorkerData {
 }
 
 /** Starts a worker and opens PGlite in it; rejects (thread ended) if the database cannot open. */
-async function startWorker(workerData: WorkerData): Promise<Connection> {
+async function startWorker(workerData: WorkerData, onCrash?: (error: Error) => void): Promise<Connection> {
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   worker.unref();
   let nextId = 1;
   let ended: Error | undefined;
+  // Set once the database is open, and cleared when we close it: an end in between is a crash.
+  let running = false;
   const pending = new Map<number, { resolve: (reply: Reply) => void; reject: (error: Error) => void }>();
   const fail = (error: Error) => {
     ended ??= error;
@@ -215,8 +223,12 @@ async function startWorker(workerData: WorkerData): Promise<Connection> {
     pending.delete(reply.id);
     waiter?.resolve(reply);
   });
-  worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`the database worker ended (exit code ${code})`)));
+  worker.on('error', (error) => fail(new Error(`the database worker crashed: ${error.message}`, { cause: error })));
+  worker.on('exit', (code) => {
+    fail(new Error(`the database worker ended (exit code ${code})`));
+    if (running) onCrash?.(ended!);
+    running = false;
+  });
   const send = (op: string, message: Message = {}) =>
     new Promise<Reply>((resolve, reject) => {
       if (ended) return reject(ended);
@@ -233,12 +245,14 @@ async function startWorker(workerData: WorkerData): Promise<Connection> {
     await worker.terminate();
     throw new Error(opened.message);
   }
+  running = true;
   return {
     get ended() {
       return ended !== undefined;
     },
     send,
     async close() {
+      running = false;
       try {
         await send('close');
       } finally {
@@ -262,7 +276,7 @@ export async function openPgliteInWorker(dataDir: string, options: WorkerDatabas
   };
   const unavailable = (error: unknown) =>
     new SwitchboardError('database_unavailable', `the embedded database in ${dataDir} could not be opened: ${(error as Error).message}`, { cause: error });
-  const open = () => startWorker(workerData).catch((error) => Promise.reject(unavailable(error)));
+  const open = () => startWorker(workerData, options.onCrash).catch((error) => Promise.reject(unavailable(error)));
 
   let connection: Promise<Connection>;
   try {
