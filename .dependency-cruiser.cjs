@@ -56,7 +56,7 @@ module.exports = {
       comment:
         'The faces (UI API, MCP, CLI, Electron shell) run the core only through the narrow Services interface ' +
         '(src/core/services.ts) and the shared contracts. They may name the types of what Services hands them, and use the ' +
-        'leaf modules that define what crosses it (errors, logger, config, record types and their wire form, cursors, the ' +
+        'leaf modules that define what crosses it (errors, logger, config, record types and their wire form, cursors, the replay request, the ' +
         'HTTP body reader, the control transport they are mounted on, the rate limiter); never a part of the core behind ' +
         'Services at run time, nor the composition root (only the two launchers start it).',
       severity: 'error',
@@ -68,6 +68,8 @@ module.exports = {
           '^src/core/(api|mcp|control|export)/',
           '^src/core/(services|errors|logger|config|wire|new-event|paths|private-files|startup-phase|net|http-body|rate-limit)\\.ts$',
           '^src/core/store/(types|cursor)\\.ts$',
+          // What a face hands the replay engine: the one input → replay-request mapping, and a provider's forward targets.
+          '^src/core/replay/(replay-input|forward-targets)\\.ts$',
           '^src/core/switchboard\\.ts$',
         ],
       },

@@ -15,3 +15,17 @@ export function eventId(value: string): number {
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('an event id is a positive whole number, e.g. 1042 or #1042');
   return n;
 }
+
+/** `--set data.object.amount_total=999` (repeatable): the value as JSON when it parses, else as a string. */
+export function collectSet(value: string, previous: Record<string, unknown>): Record<string, unknown> {
+  const equals = value.indexOf('=');
+  if (equals < 1) throw new InvalidArgumentError(`"${value}" is not path=value (e.g. --set data.object.amount_total=999)`);
+  const raw = value.slice(equals + 1);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = raw;
+  }
+  return { ...previous, [value.slice(0, equals)]: parsed };
+}

@@ -37,6 +37,14 @@ export function isSwitchboardError(error: unknown): error is SwitchboardError {
   return error instanceof SwitchboardError;
 }
 
+/**
+ * "No such event", worded once for every face (UI API, CLI, MCP tools and resources, replays):
+ * an agent or a script that matches on it sees the same sentence wherever it asked.
+ */
+export function eventNotFound(id: number): SwitchboardError {
+  return new SwitchboardError('not_found', `there is no event ${id} (never stored, or removed by retention or a clear)`);
+}
+
 /** HTTP status for a code, used by the control API and the receiver. */
 export function httpStatusFor(code: ErrorCode): number {
   switch (code) {

@@ -81,11 +81,15 @@ export const GetEventOutputSchema = z.object({
 
 export const ReplayEventInputSchema = z.strictObject({
   id: z.number().int().positive(),
-  target_url: inputText(MAX_URL_CHARS).optional().describe('defaults to replay.default_target'),
+  target_url: inputText(MAX_URL_CHARS).optional().describe("default: the provider's forward target, else the event's last target, else replay.default_target"),
   resign: z.boolean().optional().describe('defaults to replay.resign'),
   payload: z.string().optional().describe('edited body to send instead of the stored one'),
   payload_encoding: z.enum(PAYLOAD_ENCODINGS).default('utf8'),
   headers: z.record(inputText(MAX_NAME_CHARS), inputText(MAX_URL_CHARS * 4, 0)).optional().describe('headers to add or override'),
+  overrides: z
+    .record(inputText(), z.unknown())
+    .optional()
+    .describe('dot path → JSON value set in the JSON body (form fields by name), e.g. {"data.object.amount_total": 999}; applied to payload when given'),
   requested_by: z.enum(API_CALLERS).optional().describe('who is asking, recorded on the replay row (default ui)'),
 });
 export const ReplayEventOutputSchema = ReplaySchema;
@@ -101,7 +105,7 @@ export const PrepareReplayOutputSchema = z.object({
   payload: z.string(),
   payload_encoding: z.enum(PAYLOAD_ENCODINGS),
   resigned: z.boolean(),
-  warning: z.string().nullable().describe('why the request is not re-signed when re-signing was asked for'),
+  warning: z.string().nullable().describe('why the request is not re-signed when re-signing was asked for, or that an imported (unverified) event is re-signed'),
 });
 
 export const ListReplaysInputSchema = z.strictObject({ event_id: z.number().int().positive() });
@@ -223,6 +227,7 @@ export const ProviderViewSchema = z.object({
   status: ProviderStatusSchema,
   config: ProviderConfigViewSchema,
   receive_url: z.string().nullable().describe('local receive URL (webhook providers)'),
+  forward_targets: z.array(z.string()).describe("where every accepted event is forwarded, in order; the first is also the provider's default replay target"),
   public_url: z.string().nullable().describe('receive URL through receiver.public_url, when set'),
 });
 export type ProviderView = z.infer<typeof ProviderViewSchema>;

@@ -35,7 +35,8 @@ const text = (what: string) => z.string().refine((value) => !value.includes('\u0
 /**
  * A line as import accepts it: `id`, `origin`, `payload` and `payload_encoding` may be there (an
  * export writes them) but are not used — the id is this instance's, the origin becomes
- * "import", and the bytes come from `payload_base64`.
+ * "import", and the bytes come from `payload_base64`. `verified` and `verify_detail` are read as
+ * what the file claims, never believed: an imported event is stored `verified: false` (importer.ts).
  */
 export const ImportedEventSchema = z.object({
   provider: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'a provider name: lowercase letters, digits, "-" or "_"'),

@@ -1,4 +1,5 @@
-import { sign } from '@octokit/webhooks-methods';
+import { sign, verify } from '@octokit/webhooks-methods';
+import Stripe from 'stripe';
 import { createServer } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,8 @@ import { spawn } from 'node:child_process';
  */
 
 const SECRET = 'verbs-test-secret';
+const STRIPE_SECRET = 'whsec_verbs_test_0123456789abcdef';
+const stripe = new Stripe('sk_test_verbs');
 const VERBS = ['serve', 'events', 'show', 'replay', 'trigger', 'export', 'import', 'providers'];
 let dir: string;
 let dataDir: string;
@@ -52,12 +55,14 @@ beforeAll(async () => {
       providers: [
         { name: 'homelab', kind: 'open' },
         { name: 'github', kind: 'github', secrets: [{ env: 'VERBS_GITHUB_SECRET' }] },
+        { name: 'stripe', kind: 'stripe', secrets: [{ env: 'VERBS_STRIPE_SECRET' }], forward_to: [consumer.url('/stripe')] },
       ],
       replay: { default_target: consumer.url('/default') },
     }),
   );
   serve = await spawnServe(['--data-dir', dataDir, '--config', config, '--port', '0', '--control-port', '0', '--database-url', 'memory://', '--quiet'], {
     VERBS_GITHUB_SECRET: SECRET,
+    VERBS_STRIPE_SECRET: STRIPE_SECRET,
   });
   const push = JSON.stringify({ ref: 'refs/heads/main', note: 'needle-in-payload' });
   ids.push = await deliver('github', push, {
@@ -127,7 +132,7 @@ describe('without a running instance, or with the wrong token', () => {
     const token = (await readFile(join(dataDir, 'control-token'), 'utf8')).trim();
     const run = await runCli(['providers', '--json', '--control-url', serve.control, '--data-dir', join(dir, 'elsewhere')], { SWITCHBOARD_TOKEN: token });
     expect(run.code).toBe(0);
-    expect(ListProvidersOutputSchema.parse(JSON.parse(run.stdout)).providers.map((provider) => provider.status.name)).toEqual(['homelab', 'github']);
+    expect(ListProvidersOutputSchema.parse(JSON.parse(run.stdout)).providers.map((provider) => provider.status.name)).toEqual(['homelab', 'github', 'stripe']);
   });
 });
 
@@ -255,6 +260,110 @@ describe('replay', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/replay target refused/);
     expect(run.stderr).toMatch(/fix: .*allow_hosts/);
+  });
+});
+
+/** Waits until the running instance has reloaded config.json with this replay.default_target. */
+async function defaultTargetIs(target: string | null): Promise<void> {
+  const token = (await readFile(join(dataDir, 'control-token'), 'utf8')).trim();
+  for (let tries = 0; ; tries++) {
+    const response = await fetch(`${serve.control}/api/getSettings`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    if (((await response.json()) as { replay: { default_target: string | null } }).replay.default_target === target) return;
+    if (tries > 200) throw new Error(`config.json was not reloaded (default_target ${target})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('replay: where it goes, edits, and scripts', () => {
+  it("without --to, sends a Stripe event to Stripe's forward target, not replay.default_target; Stripe's SDK accepts it", async () => {
+    const body = JSON.stringify({ id: 'evt_cli_target', object: 'event', type: 'invoice.paid', data: { object: { amount_paid: 100 } } });
+    const forwarded = consumer.nextRequest();
+    const id = await deliver('stripe', body, { 'content-type': 'application/json', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: STRIPE_SECRET }) });
+    await forwarded;
+    consumer.reset();
+    const run = await cli('replay', String(id));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^→ ${consumer.url('/stripe').replace(/\./g, '\\.')}  200`));
+    const sent = consumer.requests.at(-1)!;
+    expect(sent.url).toBe('/stripe');
+    expect(stripe.webhooks.constructEvent(sent.body, sent.headers['stripe-signature'] as string, STRIPE_SECRET).id).toBe('evt_cli_target');
+  });
+
+  it('--set and --header edit what is sent, re-signed over the edit (GitHub’s own check passes); the row says so', async () => {
+    consumer.reset();
+    const run = await cli('replay', String(ids.push), '--to', consumer.url('/edited'), '--set', 'ref=refs/heads/fix', '--set', 'commits=[{"id":"abc"}]', '--set', 'forced=true', '--header', 'x-debug: from the cli', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    const replay = ReplayEventOutputSchema.parse(JSON.parse(run.stdout));
+    expect(replay).toMatchObject({ resigned: true, payload_edited: true, headers_overridden: ['x-debug'], requested_by: 'cli' });
+    const sent = consumer.requests.at(-1)!;
+    expect(JSON.parse(sent.body.toString())).toEqual({ ref: 'refs/heads/fix', note: 'needle-in-payload', commits: [{ id: 'abc' }], forced: true });
+    expect(sent.headers['x-debug']).toBe('from the cli');
+    expect(await verify(SECRET, sent.body.toString(), sent.headers['x-hub-signature-256'] as string)).toBe(true);
+  });
+
+  it('--payload FILE sends the file’s exact bytes (with --set applied on top), re-signed', async () => {
+    const file = join(dir, 'edited.json');
+    await writeFile(file, '{"ref":"refs/heads/from-file","emoji":"🚀"}\n');
+    consumer.reset();
+    const run = await cli('replay', String(ids.push), '--to', consumer.url('/file'), '--payload', file);
+    expect(run.code, run.stderr).toBe(0);
+    const sent = consumer.requests.at(-1)!;
+    expect(sent.body.toString()).toBe('{"ref":"refs/heads/from-file","emoji":"🚀"}\n');
+    expect(await verify(SECRET, sent.body.toString(), sent.headers['x-hub-signature-256'] as string)).toBe(true);
+    await cli('replay', String(ids.push), '--to', consumer.url('/file'), '--payload', file, '--set', 'ref=refs/heads/both');
+    expect(JSON.parse(consumer.requests.at(-1)!.body.toString())).toEqual({ ref: 'refs/heads/both', emoji: '🚀' });
+  });
+
+  it('--fail-on-non-2xx: a 500 answer is exit 1 (and still printed); without the flag it is exit 0', async () => {
+    consumer.respond = (_request, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('handler broke');
+    };
+    try {
+      const plain = await cli('replay', String(ids.ping), '--to', consumer.url('/broken'));
+      expect(plain.code).toBe(0);
+      const strict = await cli('replay', String(ids.ping), '--to', consumer.url('/broken'), '--fail-on-non-2xx');
+      expect(strict.code).toBe(1);
+      expect(strict.stdout).toMatch(/  500  .*\n.*handler broke/);
+      expect(strict.stderr).toMatch(new RegExp(`^switchboard: replay of #${ids.ping} to .*/broken was answered 500 \\(--fail-on-non-2xx\\)`));
+    } finally {
+      consumer.reset();
+    }
+    expect((await cli('replay', String(ids.ping), '--to', consumer.url('/fine'), '--fail-on-non-2xx')).code).toBe(0);
+  });
+
+  it('refuses a malformed --header or --set, an unreadable --payload, and --set on a body that is not JSON, in one line each', async () => {
+    const header = await cli('replay', String(ids.ping), '--header', 'no colon here');
+    expect(header.code).toBe(2);
+    expect(header.stderr).toMatch(/is not 'name: value'/);
+    const set = await cli('replay', String(ids.ping), '--set', 'novalue');
+    expect(set.code).toBe(2);
+    expect(set.stderr).toMatch(/is not path=value/);
+    const missing = await cli('replay', String(ids.ping), '--payload', join(dir, 'nope.json'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^switchboard: --payload .*nope\.json: cannot read it \(no such file\)\n$/);
+    const text = await deliver('homelab', 'not json at all', { 'content-type': 'text/plain' });
+    const notJson = await cli('replay', String(text), '--to', consumer.url('/x'), '--set', 'a=1');
+    expect(notJson.code).toBe(1);
+    expect(notJson.stderr).toMatch(/is not JSON, so fields cannot be set in it/);
+    expect(notJson.stderr).toMatch(/fix: send a whole edited payload instead/);
+  });
+
+  it('with no target anywhere, names --to in its one-line answer', async () => {
+    consumer.reset();
+    const id = await deliver('homelab', JSON.stringify({ type: 'untargeted' }), { 'content-type': 'application/json' });
+    const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
+    await writeFile(join(dir, 'config.json'), JSON.stringify({ ...config, replay: {} }));
+    try {
+      await defaultTargetIs(null);
+      const run = await cli('replay', String(id));
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/no replay target for event \d+: give one \(target_url; --to on the command line\)/);
+      expect(consumer.requests).toEqual([]);
+    } finally {
+      await writeFile(join(dir, 'config.json'), JSON.stringify(config));
+      await defaultTargetIs(config.replay.default_target);
+    }
   });
 });
 

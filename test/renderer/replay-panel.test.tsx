@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 /// <reference types="node" />
 import { sign } from '@octokit/webhooks-methods';
+import Stripe from 'stripe';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,24 +29,34 @@ const { startTestSwitchboard, TEST_TOKEN } = (await import(/* @vite-ignore */ CO
 };
 
 const GITHUB_SECRET = 'replay-panel-github-secret';
+const STRIPE_SECRET = 'whsec_replay_panel_0123456789abcdef';
+const stripe = new Stripe('sk_test_replay_panel');
+let target: string;
 let t: TestSwitchboard;
 let client: Client;
 let consumer: Server;
-const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+const received: { url: string; headers: IncomingHttpHeaders; body: string }[] = [];
 
 beforeAll(async () => {
   consumer = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
-      received.push({ headers: req.headers, body });
+      received.push({ url: req.url ?? '', headers: req.headers, body });
       res.writeHead(201, { 'content-type': 'application/json', 'x-consumer': 'yes' }).end('{"stored":"ok-7731"}');
     });
   });
   await new Promise<void>((resolve) => consumer.listen(0, '127.0.0.1', resolve));
-  const target = `http://127.0.0.1:${(consumer.address() as AddressInfo).port}/hook`;
+  target = `http://127.0.0.1:${(consumer.address() as AddressInfo).port}/hook`;
   t = await startTestSwitchboard(
-    { providers: [{ name: 'homelab', kind: 'open' }, { name: 'github', kind: 'github', secrets: [{ env: 'GH' }] }], replay: { default_target: target } },
+    {
+      providers: [
+        { name: 'homelab', kind: 'open' },
+        { name: 'github', kind: 'github', secrets: [{ env: 'GH' }] },
+        { name: 'stripe', kind: 'stripe', secrets: [{ value: STRIPE_SECRET }], forward_to: [`${target}/stripe`] },
+      ],
+      replay: { default_target: target },
+    },
     { env: { GH: GITHUB_SECRET } },
   );
   client = createHttpClient({ token: TEST_TOKEN, baseUrl: t.sb.url.control });
@@ -125,6 +136,50 @@ describe('replay panel', () => {
     fireEvent.click(second!);
     result = screen.getByRole('region', { name: 'Replay response' });
     expect(within(result).getByRole('status').textContent).toBe('Warning: the provider "gone" has no secret any more: sent unsigned');
+  });
+
+  it("pre-fills the provider's own forward target (not the global default), says why, and sends there re-signed", async () => {
+    const body = JSON.stringify({ id: 'evt_panel_target', object: 'event', type: 'invoice.paid', data: { object: {} } });
+    await t.deliver('/webhooks/stripe', body, { 'content-type': 'application/json', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: STRIPE_SECRET }) });
+    mount(await latest('stripe'));
+    await waitFor(() => expect((screen.getByLabelText('Target URL') as HTMLInputElement).value).toBe(`${target}/stripe`));
+    expect(screen.getByText(/^Sends to/).textContent).toBe(`Sends to ${target}/stripe — the provider's forward target`);
+    fireEvent.click(screen.getByRole('button', { name: 'Send replay' }));
+    await screen.findByRole('region', { name: 'Replay response' }, { timeout: 30_000 });
+    const sent = received.at(-1)!;
+    expect(sent.url).toBe('/hook/stripe');
+    expect(stripe.webhooks.constructEvent(sent.body, sent.headers['stripe-signature'] as string, STRIPE_SECRET).id).toBe('evt_panel_target');
+  });
+
+  it("without a forward rule, pre-fills the event's last target, then says a typed one is yours", async () => {
+    const event = await latest('homelab');
+    const earlier = await client.replayEvent({ id: event.id, target_url: `${target}/earlier` });
+    mount(event, [earlier]);
+    const field = screen.getByLabelText('Target URL') as HTMLInputElement;
+    await waitFor(() => expect(field.value).toBe(`${target}/earlier`));
+    expect(screen.getByText(/^Sends to/).textContent).toContain('— the last target this event was replayed to');
+    fireEvent.change(field, { target: { value: `${target}/mine` } });
+    expect(screen.getByText(/^Sends to/).textContent).toBe(`Sends to ${target}/mine — the target you gave`);
+  });
+
+  it('warns before re-signing an imported event: the handler would accept bytes switchboard never verified', async () => {
+    const body = '{"action":"deleted","claimed":"verified"}';
+    const line = {
+      provider: 'github', family: 'webhook', event_type: 'repository', external_id: 'imported-panel-1', trust_mode: 'signed', verified: true,
+      verify_detail: 'github: X-Hub-Signature-256 matched', received_at: '2026-11-30T09:41:07.123456Z', headers: { 'content-type': 'application/json' },
+      payload_base64: Buffer.from(body).toString('base64'),
+    };
+    expect(await client.importEvents({ ndjson: JSON.stringify(line) })).toMatchObject({ imported: 1 });
+    const { events } = await client.listEvents({ external_id: 'imported-panel-1' });
+    const event = (await client.getEvent({ id: events[0]!.id })).event;
+    expect(event.verified).toBe(false);
+    mount(event);
+    const resign = screen.getByLabelText(/Re-sign/) as HTMLInputElement;
+    await waitFor(() => expect(resign.checked).toBe(true));
+    const note = screen.getByRole('note');
+    expect(note.textContent).toMatch(/Imported event, never verified here\..*file says it was signed.*accept them as github’s/);
+    fireEvent.click(within(note).getByRole('button', { name: 'Turn re-sign off' }));
+    expect(screen.queryByRole('note')).toBeNull();
   });
 
   it('says how to send your own signature: turn re-sign off', async () => {

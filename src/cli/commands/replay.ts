@@ -1,18 +1,35 @@
-import { Command } from 'commander';
-import { eventId } from '../args.js';
+import { readFile } from 'node:fs/promises';
+import { Command, InvalidArgumentError } from 'commander';
+import type { ApiInput } from '../../shared/api.js';
+import { collectSet, eventId } from '../args.js';
 import { connect, withClientOptions, type ClientFlags } from '../client.js';
-import { CliError, EXIT_FAILED } from '../exit.js';
+import { CliError, EXIT_FAILED, usageError } from '../exit.js';
 
 /**
- * `switchboard replay <id>`: re-POSTs a stored event to a local consumer (DESIGN §7), recorded
- * with `requested_by: "cli"`. A downstream answer of any status is a delivered replay (exit 0);
- * a refused or unreachable target is a failed one (exit 1).
+ * `switchboard replay <id>`: re-POSTs a stored event to a local consumer (DESIGN §7, §13),
+ * recorded with `requested_by: "cli"`. Without `--to` it goes where the UI would send it: the
+ * provider's forward target, else the event's last target, else replay.default_target. Edits
+ * (`--set`, `--payload`, `--header`) are sent instead of the stored bytes, re-signed over them.
+ * A downstream answer of any status is a delivered replay (exit 0, or 1 with
+ * `--fail-on-non-2xx`, for scripts); a refused or unreachable target is a failed one (exit 1).
  */
 
 interface ReplayFlags extends ClientFlags {
   to?: string;
   resign: boolean;
+  set: Record<string, unknown>;
+  payload?: string;
+  header: Record<string, string>;
+  failOnNon2xx?: boolean;
   json?: boolean;
+}
+
+/** `--header 'name: value'` (repeatable); `'name:'` with nothing after it removes the header. */
+function collectHeader(value: string, previous: Record<string, string>): Record<string, string> {
+  const colon = value.indexOf(':');
+  const name = colon < 0 ? '' : value.slice(0, colon).trim();
+  if (name === '') throw new InvalidArgumentError(`"${value}" is not 'name: value' (e.g. --header 'x-debug: 1')`);
+  return { ...previous, [name]: value.slice(colon + 1).trim() };
 }
 
 export function replayCommand(): Command {
@@ -20,18 +37,27 @@ export function replayCommand(): Command {
     new Command('replay')
       .description('replay a stored event to your local consumer, re-signed by default')
       .argument('<id>', 'event id', eventId)
-      .option('--to <url>', 'target URL (default: replay.default_target in config.json)')
+      .option('--to <url>', "target URL (default: the provider's forward target, else this event's last target, else replay.default_target)")
       .option('--no-resign', 'send the stored bytes without a fresh signature (default: replay.resign)')
+      .option('--set <path=value>', 'set a field of the JSON payload by dot path (a form field by name); repeat for more', collectSet, {})
+      .option('--payload <file>', 'send this file as the payload instead of the stored one ("-" for stdin)')
+      .option('--header <name: value>', "add or override a header ('name:' removes one); repeat for more", collectHeader, {})
+      .option('--fail-on-non-2xx', 'exit 1 when the consumer answers other than 2xx (for scripts)')
       .option('--json', 'print the replay result as JSON'),
   ).action(async (id: number, flags: ReplayFlags, command: Command) => {
+    const payload = flags.payload === undefined ? undefined : await readPayload(flags.payload);
     const client = await connect(flags);
     const resignGiven = command.getOptionValueSource('resign') === 'cli';
-    const replay = await client.call('replayEvent', {
+    const input: ApiInput<'replayEvent'> = {
       id,
       ...(flags.to !== undefined ? { target_url: flags.to } : {}),
       ...(resignGiven ? { resign: flags.resign } : {}),
+      ...(payload !== undefined ? { payload: payload.toString('base64'), payload_encoding: 'base64' as const } : {}),
+      ...(Object.keys(flags.header).length > 0 ? { headers: flags.header } : {}),
+      ...(Object.keys(flags.set).length > 0 ? { overrides: flags.set } : {}),
       requested_by: 'cli',
-    });
+    };
+    const replay = await client.call('replayEvent', input);
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(replay, null, 2)}\n`);
     } else if (replay.delivered) {
@@ -40,5 +66,21 @@ export function replayCommand(): Command {
     }
     if (replay.warning && !flags.json) process.stderr.write(`warning: ${replay.warning}\n`);
     if (!replay.delivered) throw new CliError(`replay of #${id} to ${replay.target_url} failed: ${replay.error ?? 'not delivered'}`, EXIT_FAILED);
+
+    const status = replay.response_status ?? 0;
+    if (flags.failOnNon2xx && (status < 200 || status > 299)) {
+      throw new CliError(`replay of #${id} to ${replay.target_url} was answered ${status} (--fail-on-non-2xx)`, EXIT_FAILED);
+    }
   });
+}
+
+/** The bytes of `--payload FILE` (or stdin), exactly: sent as base64 so nothing is re-encoded. */
+async function readPayload(file: string): Promise<Buffer> {
+  try {
+    return file === '-' ? Buffer.from(await new Response(process.stdin as unknown as ReadableStream).arrayBuffer()) : await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    throw usageError(`--payload ${file}: cannot read it (${why})`);
+  }
 }

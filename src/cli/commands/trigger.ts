@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import type { ApiOutput } from '../../shared/api.js';
+import { collectSet } from '../args.js';
 import { connect, withClientOptions, type ClientFlags } from '../client.js';
 import { usageError } from '../exit.js';
 import { table } from '../format.js';
@@ -16,20 +17,6 @@ interface TriggerFlags extends ClientFlags {
   payload?: string;
   list?: boolean;
   json?: boolean;
-}
-
-/** `--set data.object.amount_total=999`: the value as JSON when it parses, else as a string. */
-function collectSet(value: string, previous: Record<string, unknown>): Record<string, unknown> {
-  const equals = value.indexOf('=');
-  if (equals < 1) throw new InvalidArgumentError(`"${value}" is not path=value (e.g. --set data.object.amount_total=999)`);
-  const raw = value.slice(equals + 1);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    parsed = raw;
-  }
-  return { ...previous, [value.slice(0, equals)]: parsed };
 }
 
 export function triggerCommand(): Command {

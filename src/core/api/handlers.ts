@@ -4,9 +4,11 @@ import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
 import { REDACTED } from '../../shared/events.js';
 import { QUEUE_KINDS } from '../../shared/providers.js';
 import { formatPath, readConfigJson, restartRequiredChanges, type Config, type ConfigInput, type SecretSource } from '../config.js';
-import { SwitchboardError } from '../errors.js';
+import { eventNotFound, SwitchboardError } from '../errors.js';
 import type { Services } from '../services.js';
 import { importStream } from '../export/routes.js';
+import { forwardTargets } from '../replay/forward-targets.js';
+import { toReplayRequest } from '../replay/replay-input.js';
 import { encodeBytes, toEventDetail, toWireReplay } from '../wire.js';
 
 /**
@@ -73,31 +75,17 @@ function implement(sb: Services): Implementation {
 
     async getEvent({ id }) {
       const [record, replays] = await Promise.all([sb.store.getEvent(id), sb.store.listReplays(id)]);
-      if (!record) throw new SwitchboardError('not_found', `there is no event ${id} (it may have been cleared or expired)`);
+      if (!record) throw eventNotFound(id);
       return { event: toEventDetail(record), replays: replays.map(toWireReplay) };
     },
 
     async replayEvent(input) {
-      const record = await sb.replays.replay({
-        eventId: input.id,
-        ...(input.target_url !== undefined ? { targetUrl: input.target_url } : {}),
-        ...(input.resign !== undefined ? { resign: input.resign } : {}),
-        ...(input.payload !== undefined ? { payload: new Uint8Array(Buffer.from(input.payload, input.payload_encoding)) } : {}),
-        ...(input.headers !== undefined ? { headers: input.headers } : {}),
-        requestedBy: input.requested_by ?? 'ui',
-      });
+      const record = await sb.replays.replay(toReplayRequest(input, input.requested_by ?? 'ui'));
       return toWireReplay(record);
     },
 
     async prepareReplay(input) {
-      const prepared = await sb.replays.prepare({
-        eventId: input.id,
-        ...(input.target_url !== undefined ? { targetUrl: input.target_url } : {}),
-        ...(input.resign !== undefined ? { resign: input.resign } : {}),
-        ...(input.payload !== undefined ? { payload: new Uint8Array(Buffer.from(input.payload, input.payload_encoding)) } : {}),
-        ...(input.headers !== undefined ? { headers: input.headers } : {}),
-        requestedBy: 'ui',
-      });
+      const prepared = await sb.replays.prepare(toReplayRequest(input, input.requested_by ?? 'ui'));
       const body = encodeBytes(prepared.body);
       const wanted = input.resign ?? sb.config.replay.resign;
       return {
@@ -106,7 +94,12 @@ function implement(sb: Services): Implementation {
         payload: body.text,
         payload_encoding: body.encoding,
         resigned: prepared.resigned,
-        warning: wanted && !prepared.resigned ? `event ${input.id} cannot be re-signed (its provider is gone, has no secret, or its scheme cannot be re-signed): the command carries no signature` : null,
+        // Re-signed: only an imported event has a warning (its bytes were never verified here).
+        warning: prepared.resigned
+          ? prepared.warning
+          : wanted
+            ? `event ${input.id} cannot be re-signed (its provider is gone, has no secret, or its scheme cannot be re-signed): the command carries no signature`
+            : null,
       };
     },
 
@@ -350,6 +343,7 @@ function providerView(sb: Services, name: string): ProviderView {
     config: view,
     receive_url: status.path ? `${sb.url.receiver}${status.path}` : null,
     public_url: status.path && publicBase ? new URL(status.path, publicBase).toString() : null,
+    forward_targets: forwardTargets(config),
   };
 }
 

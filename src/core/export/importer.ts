@@ -1,5 +1,6 @@
 import { ImportedEventSchema } from '../../shared/export.js';
 import type { ApiOutput } from '../../shared/api.js';
+import type { TrustMode } from '../../shared/events.js';
 import { formatPath } from '../config.js';
 import { sanitizeHeaders } from '../redact.js';
 import type { EventStore } from '../store/event-store.js';
@@ -11,6 +12,14 @@ import type { ImportedEvent } from '../store/types.js';
  * fails the schema or cannot be stored is reported with its line number and skipped, and the
  * others go on. Headers are sanitized again with this instance's secrets, since a file may
  * come from anywhere.
+ *
+ * A file's word is not a verification. `verified: true` means this instance checked the
+ * signature over the raw bytes; a line can claim anything (a hand-made one claimed "signed,
+ * verified" with an invented detail and was shown with the green badge, then re-signed with the
+ * real secret on replay). So every imported event is stored `verified: false`, and what the file
+ * claimed survives only as words in `verify_detail` (importedVerifyDetail). `trust_mode` is kept
+ * (it is how the event was said to arrive, and export → import → export keeps it), but a line
+ * whose trust contradicts its family (a queue event "signed") is refused.
  */
 
 export type ImportResult = ApiOutput<'importEvents'>;
@@ -50,12 +59,29 @@ export class Importer {
     if (!parsed.success) {
       return this.fail(line, parsed.error.issues.map((issue) => `${formatPath(issue.path) || 'the line'}: ${issue.message}`).join('; '));
     }
-    const { payload_base64, payload_size, origin: _origin, ...fields } = parsed.data;
+    const { payload_base64, payload_size, origin: _origin, verified, verify_detail: _claimed, ...fields } = parsed.data;
+    if ((fields.family === 'queue') !== (fields.trust_mode === 'queue')) {
+      return this.fail(
+        line,
+        fields.family === 'queue'
+          ? `trust_mode: a queue event is trusted as "queue", not "${fields.trust_mode}"`
+          : 'trust_mode: "queue" is only for family "queue" (a webhook event is signed, token or open)',
+      );
+    }
     const payload = new Uint8Array(Buffer.from(payload_base64, 'base64'));
     if (payload_size !== undefined && payload_size !== payload.byteLength) {
       return this.fail(line, `payload_size says ${payload_size} bytes but payload_base64 holds ${payload.byteLength}`);
     }
-    this.batch.push({ line, event: { ...fields, headers: sanitizeHeaders(fields.headers, this.secrets()), payload } });
+    this.batch.push({
+      line,
+      event: {
+        ...fields,
+        verified: false,
+        verify_detail: importedVerifyDetail(fields.trust_mode, verified),
+        headers: sanitizeHeaders(fields.headers, this.secrets()),
+        payload,
+      },
+    });
     if (this.batch.length >= IMPORT_BATCH_ROWS) await this.flush();
   }
 
@@ -90,6 +116,11 @@ export class Importer {
     this.result.error_count++;
     if (this.result.errors.length < MAX_LISTED_ERRORS) this.result.errors.push({ line, message });
   }
+}
+
+/** What the file claimed about an imported event, as the UI, MCP and exports show it. */
+export function importedVerifyDetail(trustMode: TrustMode, verified: boolean): string {
+  return `imported: the file says ${trustMode}, ${verified ? 'verified' : 'not verified'} — not verified by this instance`;
 }
 
 /**

@@ -9,10 +9,12 @@ import type { TestEventSender } from '../test-events/send.js';
 export interface McpDeps {
   readonly store: EventStore;
   readonly bus: EventBus;
-  readonly providers: Pick<ProviderSet, 'statuses' | 'allSecrets'>;
+  readonly providers: Pick<ProviderSet, 'statuses' | 'allSecrets' | 'config'>;
   readonly replays: Pick<ReplayEngine, 'replay'>;
   readonly testEvents: Pick<TestEventSender, 'send'>;
   readonly logger: Logger;
   readonly version: string;
+  /** The receiver's local origin, e.g. http://127.0.0.1:7777 (known once started). */
+  receiverUrl(): string;
 }
 

@@ -30,6 +30,7 @@ export function mcpDeps(sb: Services): McpDeps {
     get testEvents() {
       return sb.testEvents;
     },
+    receiverUrl: () => sb.url.receiver,
     bus: sb.bus,
     providers: sb.providers,
     logger: sb.logger,

@@ -82,12 +82,17 @@ const JSON_TYPES = ['string', 'number', 'boolean', 'object', 'array', 'null'] as
  *   `anyOf: [{type: "string", …}, {type: "null"}]`;
  * - an unconstrained schema (`{}`, from z.unknown(), e.g. a test event's override values) accepts
  *   any value but names no type; it becomes an `anyOf` of every JSON type.
+ * And leaves out what says nothing a client needs, since tools/list sits in every agent's
+ * context (DESIGN §6: the whole answer ≤ 20,000 characters): the ±2^53 bounds zod puts on every
+ * integer, a `pattern` beside a `format` that already names it (an ISO date-time), and
+ * `propertyNames: {type: "string"}` (JSON keys are strings).
  */
 function portable(node: unknown, parentKey = ''): unknown {
   if (Array.isArray(node)) return node.map((item) => portable(item, parentKey));
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
+    if (saysNothing(node as Record<string, unknown>, key, value)) continue;
     // Values and property names are data, not schemas: a property called "type" stays as it is.
     if (DATA_KEYWORDS.has(key)) out[key] = value;
     else if (SCHEMA_MAPS.has(key)) out[key] = mapValues(value, (inner) => portable(inner, key));
@@ -107,17 +112,63 @@ function portable(node: unknown, parentKey = ''): unknown {
   return { ...outer, anyOf: (types as string[]).map((type) => (type === 'null' ? { type } : { type, ...inner })) };
 }
 
+function saysNothing(node: Record<string, unknown>, key: string, value: unknown): boolean {
+  if (key === 'maximum') return value === Number.MAX_SAFE_INTEGER;
+  if (key === 'minimum') return value === Number.MIN_SAFE_INTEGER;
+  if (key === 'pattern') return typeof node.format === 'string';
+  if (key === 'propertyNames') return JSON.stringify(value) === '{"type":"string"}';
+  return false;
+}
+
+/** Keywords that bound a value the server produces: a client has nothing to check them for. */
+const OUTPUT_BOUNDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems']);
+
+/**
+ * An output schema as tools/list sends it: the shape (types, enums, required fields), without
+ * the words and the bounds. Outputs were most of what tools/list weighs (14,482 of 23,324
+ * characters for seven tools), while their field names say what they hold; the meanings are in
+ * the tool descriptions, docs/mcp.md and the EventSummary / EventDetail sections of the spec.
+ */
+function outputShape(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(outputShape);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === 'description' && typeof value === 'string') || (OUTPUT_BOUNDS.has(key) && typeof value === 'number')) continue;
+    if (DATA_KEYWORDS.has(key)) out[key] = value;
+    else if (SCHEMA_MAPS.has(key)) out[key] = mapValues(value, outputShape);
+    else out[key] = outputShape(value);
+  }
+  return out;
+}
+
 function mapValues(value: unknown, map: (value: unknown) => unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, map(inner)]));
 }
 
+/**
+ * The error half of every output schema, as small as it can be and still hold a ToolError (the
+ * outer schema says it is an object): the codes are listed once, in the spec's Errors section,
+ * rather than in every tool of tools/list.
+ */
+const TOOL_ERROR_BRANCH = {
+  properties: { code: { type: 'string' }, message: { type: 'string' } },
+  required: ['code', 'message'],
+} as const;
+
 /** The JSON Schemas clients see in tools/list; the spec document is generated from the same. */
 export function toolJsonSchemas(spec: ToolSpec): { inputSchema: JsonObjectSchema; outputSchema: JsonObjectSchema } {
   return {
     inputSchema: jsonSchema(spec.inputSchema, 'input') as JsonObjectSchema,
-    outputSchema: { type: 'object', ...jsonSchema(z.union([spec.outputSchema, ToolErrorSchema]), 'output') },
+    outputSchema: { type: 'object', anyOf: [outputShape(jsonSchema(spec.outputSchema, 'output')), TOOL_ERROR_BRANCH] },
   };
+}
+
+/** The annotations sent: the title is the tool's own `title` already, so it is not sent twice. */
+export function toolAnnotations(spec: ToolSpec): ToolAnnotations {
+  const { title: _title, ...hints } = spec.annotations;
+  return hints;
 }
 
 export function toolError(code: ToolErrorCode, message: string): CallToolResult {
@@ -183,7 +234,7 @@ export class ToolServer {
         title: spec.title,
         description: spec.description,
         ...toolJsonSchemas(spec),
-        annotations: spec.annotations,
+        annotations: toolAnnotations(spec),
       })),
     }));
     mcp.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.call(request.params.name, request.params.arguments, extra));

@@ -87,6 +87,13 @@ export async function recordRejection(
 
 export const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
+/**
+ * A Discord test event is signed with this process's own Ed25519 key (only Discord holds the
+ * application's private key): its signature proves switchboard made it, nothing about Discord.
+ */
+export const DISCORD_TEST_DETAIL =
+  "signed by switchboard, not by Discord: a test event whose Ed25519 signature was checked against switchboard's per-process test key, not the application's public_key";
+
 export async function ingest(deps: IngestDeps, provider: WebhookProvider, delivery: IncomingDelivery): Promise<Answer> {
   const { verifier } = provider;
   const bodyFacts = () => ({ size: delivery.rawBody.byteLength, sha256: sha256Hex(delivery.rawBody) });
@@ -120,9 +127,8 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
       external_id: externalId,
       trust_mode: verifier.trustMode,
       verified: verifier.trustMode === 'signed',
-      verify_detail: discordTest
-        ? "discord: Ed25519 signature verified with switchboard's test-event key (only Discord holds the application's private key)"
-        : verification.detail,
+      // Verified, but only that switchboard made it: say so wherever the detail is shown.
+      verify_detail: discordTest ? DISCORD_TEST_DETAIL : verification.detail,
       content_type: delivery.headers['content-type'] ?? null,
       headers: sanitizeHeaders(delivery.rawHeaders, deps.providers.allSecrets()),
       payload: delivery.rawBody,

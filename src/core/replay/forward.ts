@@ -3,11 +3,12 @@ import type { Config } from '../config.js';
 import { isSwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { EventSummary } from '../../shared/events.js';
+import { forwardTargets } from './forward-targets.js';
 import { REPLAY_MARKER_HEADER, type ReplayEngine } from './replay.js';
 import { checkTargetHost, TargetRefusedError } from './target-guard.js';
 
 /**
- * Forward rules (`forward_to` per provider): every accepted event is replayed to each URL, like
+ * Forward rules (`forward_to` per provider, read through forward-targets.ts): every accepted event is replayed to each URL, like
  * `stripe listen --forward-to` for every provider at once. Ordering constraints:
  * - The bus announces an event right after it is committed, before the receiver writes its
  *   answer; the work is only queued here and starts on a later turn, so forwarding never delays
@@ -64,7 +65,7 @@ export class Forwarder {
   private readonly onEvent = (event: EventSummary): void => {
     if (this.closed) return;
     const provider = this.deps.config().providers.find((candidate) => candidate.name === event.provider);
-    for (const target of provider?.forward_to ?? []) this.enqueue(target, event.id);
+    for (const target of forwardTargets(provider)) this.enqueue(target, event.id);
   };
 
   private enqueue(target: string, eventId: number): void {
@@ -133,7 +134,7 @@ export class Forwarder {
   private readonly warnAboutTargets = (): void => {
     const config = this.deps.config();
     for (const provider of config.providers) {
-      for (const target of provider.forward_to) {
+      for (const target of forwardTargets(provider)) {
         try {
           checkTargetHost(new URL(target).hostname, config.replay.allow_hosts);
         } catch (error) {

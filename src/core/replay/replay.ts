@@ -11,29 +11,39 @@
  * Nothing about re-signing is silent: a caller's own value for a signature header that
  * re-signing would overwrite is refused (send it with `resign: false`), and a re-sign that was
  * asked for but cannot happen (provider removed, no secret, a scheme switchboard cannot sign)
- * goes out unsigned with a `warning` on the result and the stored row.
+ * goes out unsigned with a `warning` on the result and the stored row. Re-signing an imported
+ * event carries a warning too: this instance never verified those bytes, and a fresh signature
+ * makes the handler accept them as the provider's.
+ *
+ * Without a target the replay goes where replay-target.ts says (the provider's forward target,
+ * the event's last target, replay.default_target), the same choice the UI shows before sending.
  */
 import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 import type { EventBus } from '../bus.js';
 import type { Config } from '../config.js';
-import { SwitchboardError } from '../errors.js';
+import { setPath } from '../dot-path.js';
+import { eventNotFound, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ProviderSet, WebhookProvider } from '../provider-set.js';
 import { sanitizeHeaders } from '../redact.js';
 import type { EventRecord, ReplayRecord } from '../store/types.js';
 import type { EventStore } from '../store/event-store.js';
 import { MAX_RESPONSE_BODY_BYTES, REDACTED, type Replay } from '../../shared/events.js';
+import { chooseReplayTarget, type ReplayTargetSource } from '../../shared/replay-target.js';
+import { forwardTargets } from './forward-targets.js';
 import { checkTargetHost, guardedConnector, TargetRefusedError } from './target-guard.js';
 
 export interface ReplayRequest {
   eventId: number;
-  /** Defaults to `replay.default_target`. */
+  /** Defaults to the provider's forward target, the event's last target, then `replay.default_target`. */
   targetUrl?: string;
   /** Defaults to `replay.resign`. */
   resign?: boolean;
   /** Edited body to send instead of the stored one. */
   payload?: Uint8Array;
+  /** Dot path → JSON value, set in the (stored or edited) JSON body, or form fields by name. */
+  overrides?: Record<string, unknown>;
   /** Applied on top of the replay headers; an empty value removes a header. */
   headers?: Record<string, string>;
   requestedBy: Replay['requested_by'];
@@ -60,6 +70,8 @@ export interface ReplayEngineDeps {
 export interface PreparedReplay {
   event: EventRecord;
   targetUrl: string;
+  /** Why this target: the caller's, or the default chosen for them. */
+  targetSource: ReplayTargetSource;
   body: Buffer;
   headers: Record<string, string>;
   resigned: boolean;
@@ -114,6 +126,23 @@ export class ReplayEngine {
     return this.deps.store.listReplays(eventId);
   }
 
+  /** The target a replay of this event goes to when the caller names none (replay-target.ts). */
+  private async defaultTarget(event: EventRecord): Promise<{ url: string; source: ReplayTargetSource }> {
+    const replayConfig = this.deps.config().replay;
+    const forward = forwardTargets(this.deps.providers.config(event.provider));
+    // The history is read only when no forward rule decides it.
+    const lastTarget = forward.length > 0 ? null : ((await this.deps.store.listReplays(event.id, 1))[0]?.target_url ?? null);
+    const choice = chooseReplayTarget({ forwardTargets: forward, lastTarget, defaultTarget: replayConfig.default_target ?? null });
+    if (choice === null) {
+      throw new SwitchboardError(
+        'invalid_argument',
+        `no replay target for event ${event.id}: give one (target_url; --to on the command line), add a forward rule (forward_to) to provider "${event.provider}", or set replay.default_target`,
+        { hint: 'e.g. http://localhost:3000/webhooks (Settings → Replay → default target)' },
+      );
+    }
+    return { url: parseTarget(choice.url, replayConfig.allow_hosts), source: choice.source };
+  }
+
   async prepare(request: ReplayRequest): Promise<PreparedReplay> {
     this.assertOpen();
     const { config, store, providers } = this.deps;
@@ -121,9 +150,11 @@ export class ReplayEngine {
       throw new SwitchboardError('invalid_argument', `event id must be a positive integer, got ${String(request.eventId)}`);
     }
     const replayConfig = config().replay;
-    const target = parseTarget(request.targetUrl ?? replayConfig.default_target ?? null, replayConfig.allow_hosts);
+    // A target the caller typed is checked first: a bad URL is the answer whatever the event.
+    const given = request.targetUrl !== undefined && request.targetUrl.trim() !== '' ? parseTarget(request.targetUrl, replayConfig.allow_hosts) : undefined;
     const event = await store.getEvent(request.eventId);
-    if (!event) throw new SwitchboardError('not_found', `there is no event ${request.eventId} (it may have been cleared or expired)`);
+    if (!event) throw eventNotFound(request.eventId);
+    const { url: target, source: targetSource } = given !== undefined ? { url: given, source: 'given' as const } : await this.defaultTarget(event);
 
     const provider = providers.webhook(event.provider);
     const verifier = provider?.verifier;
@@ -142,9 +173,11 @@ export class ReplayEngine {
     }
 
     const stored = Buffer.from(event.payload);
-    let body: Buffer = request.payload === undefined ? stored : Buffer.from(request.payload);
-    const headers: Record<string, string> = {};
     const contentType = event.content_type ?? event.headers['content-type'];
+    let body: Buffer = request.payload === undefined ? stored : Buffer.from(request.payload);
+    if (request.overrides && Object.keys(request.overrides).length > 0) body = applyOverrides(body, contentType, request.overrides, event.id);
+    const payloadEdited = !stored.equals(body);
+    const headers: Record<string, string> = {};
     if (contentType) headers['content-type'] = contentType;
     for (const name of verifier?.replayHeaders ?? []) {
       const value = event.headers[name];
@@ -168,6 +201,9 @@ export class ReplayEngine {
       if (verifier.refreshBody) body = verifier.refreshBody(body, nowMs);
       Object.assign(headers, verifier.sign({ body, secret, nowMs, headers, publicUrl: target }));
       resigned = true;
+      if (event.origin === 'import') {
+        warning = `re-signed an imported event: this instance never verified these bytes, and the fresh signature makes the handler accept them as ${event.provider}'s`;
+      }
     } else if (wantResign && (event.trust_mode === 'signed' || event.trust_mode === 'token')) {
       warning = `not re-signed: ${whyNotResigned(event.provider, provider)}; the replay was sent without a fresh signature`;
     }
@@ -175,11 +211,12 @@ export class ReplayEngine {
     return {
       event,
       targetUrl: target,
+      targetSource,
       body,
       headers,
       resigned,
       requestedBy: request.requestedBy,
-      payloadEdited: request.payload !== undefined && !stored.equals(Buffer.from(request.payload)),
+      payloadEdited,
       headersOverridden,
       warning,
     };
@@ -306,13 +343,34 @@ function delivered(status: number, ms: number, headers: Record<string, string> |
   return { delivered: true, response_status: status, response_ms: ms, response_headers: headers, response_body: body, error };
 }
 
-/** Target URL → its canonical string, after the static guard. */
-function parseTarget(target: string | null, allowHosts: readonly string[]): string {
-  if (target === null || target.trim() === '') {
-    throw new SwitchboardError('invalid_argument', 'no replay target: pass target_url or set replay.default_target', {
-      hint: 'e.g. http://localhost:3000/webhooks (Settings → Replay → default target)',
+/**
+ * `overrides` set into the body (DESIGN §13's `--set path=value`): fields of a form body by
+ * name, else dot paths into its JSON, which is then written out compactly — an edit, re-signed
+ * over the new bytes. A body that is neither cannot take them.
+ */
+function applyOverrides(body: Buffer, contentType: string | undefined, overrides: Record<string, unknown>, eventId: number): Buffer {
+  if (/^application\/x-www-form-urlencoded\b/i.test(contentType ?? '')) {
+    const form = new URLSearchParams(body.toString('utf8'));
+    for (const [name, value] of Object.entries(overrides)) form.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+    return Buffer.from(form.toString());
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new SwitchboardError('invalid_argument', `the payload of event ${eventId} is not JSON, so fields cannot be set in it (--set / overrides)`, {
+      hint: 'send a whole edited payload instead (--payload FILE, or payload)',
     });
   }
+  if (json === null || typeof json !== 'object') {
+    throw new SwitchboardError('invalid_argument', `the payload of event ${eventId} is a JSON ${json === null ? 'null' : typeof json}, not an object: fields cannot be set in it`);
+  }
+  for (const [path, value] of Object.entries(overrides)) setPath(json as Record<string, unknown>, path, value);
+  return Buffer.from(JSON.stringify(json));
+}
+
+/** Target URL → its canonical string, after the static guard. */
+function parseTarget(target: string, allowHosts: readonly string[]): string {
   let url: URL;
   try {
     url = new URL(target);

@@ -6,6 +6,7 @@ import { SwitchboardError } from '../errors.js';
 import type { ProviderSet, WebhookProvider } from '../provider-set.js';
 import { redactSecrets, redisUrlProblem, secretsOfUrl, withOneShotRedis } from '../queue/redis-link.js';
 import { fixturesFor } from './catalog.js';
+import { setPath } from '../dot-path.js';
 import { fixtureContext, type FixturePayload, type TestFixture } from './fixture.js';
 import { TEST_MARK_HEADER, type PendingTest, type TestMarks } from '../test-marks.js';
 
@@ -42,7 +43,6 @@ export interface TestEventSenderDeps {
 
 /** How long a sent test event may take to be stored (a queue consumer may be mid-reconnect). */
 export const TEST_EVENT_TIMEOUT_MS = 10_000;
-const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
 
 export class TestEventSender {
   constructor(readonly deps: TestEventSenderDeps) {}
@@ -211,37 +211,6 @@ function serialize(built: FixturePayload, request: Pick<SendTestEventRequest, 'o
   const json = structuredClone(built.json);
   for (const [path, value] of Object.entries(request.overrides ?? {})) setPath(json, path, value);
   return { body: Buffer.from(JSON.stringify(json)), contentType };
-}
-
-/** `data.object.amount_total` = value; numeric segments index arrays; missing objects are created. */
-export function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
-  const segments = path.split('.');
-  if (segments.some((segment) => segment === '')) throw new SwitchboardError('invalid_argument', `override path "${path}" has an empty segment`);
-  const forbidden = segments.find((segment) => FORBIDDEN_SEGMENTS.has(segment));
-  if (forbidden) throw new SwitchboardError('invalid_argument', `override path "${path}" may not name "${forbidden}"`);
-  let current: unknown = target;
-  segments.forEach((segment, index) => {
-    const last = index === segments.length - 1;
-    const container = current as Record<string, unknown> | unknown[];
-    if (Array.isArray(container)) {
-      const position = Number(segment);
-      if (!Number.isInteger(position) || position < 0 || position > container.length) {
-        throw new SwitchboardError('invalid_argument', `override path "${path}": "${segment}" is not an index of an array of ${container.length}`);
-      }
-      if (last) container[position] = value;
-      else {
-        if (container[position] === null || typeof container[position] !== 'object') container[position] = {};
-        current = container[position];
-      }
-      return;
-    }
-    if (last) container[segment] = value;
-    else {
-      const next = container[segment];
-      if (next === null || typeof next !== 'object') container[segment] = {};
-      current = container[segment];
-    }
-  });
 }
 
 function parseAnswer(text: string): { error?: string; hint?: string } {

@@ -27,6 +27,11 @@ export function useAppData(): AppData {
   return data;
 }
 
+/** A provider's kind; undefined for one not configured (or a component shown on its own). */
+export function useProviderKind(name: string): string | undefined {
+  return useContext(AppDataContext)?.providers?.find((view) => view.status.name === name)?.status.kind;
+}
+
 export function AppDataProvider({ client, children }: { client: Client; children: ReactNode }) {
   const [liveStatus, setLiveStatus] = useState<LiveStatus>('connecting');
   const [providers, setProviders] = useState<ProviderView[] | null>(null);

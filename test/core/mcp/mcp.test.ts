@@ -178,7 +178,7 @@ describe('server', () => {
     expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: { subscribe: true } });
   });
 
-  it('lists exactly its tools (at most eight) with the published schemas and annotations', async () => {
+  it('lists exactly its tools (at most nine) with the published schemas and annotations', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
@@ -190,12 +190,15 @@ describe('server', () => {
       'list_rejections',
       'send_test_event',
     ]);
-    expect(tools.length).toBeLessThanOrEqual(8);
+    expect(tools.length).toBeLessThanOrEqual(9);
     for (const tool of tools) {
       const spec = TOOL_SPECS.find((candidate) => candidate.name === tool.name)!;
       expect({ inputSchema: tool.inputSchema, outputSchema: tool.outputSchema }).toEqual(toolJsonSchemas(spec));
       expect(tool.description).toBeTruthy();
-      expect(tool.annotations).toEqual(spec.annotations);
+      // The title is sent once, as the tool's own title.
+      const { title, ...hints } = spec.annotations;
+      expect(tool.annotations).toEqual(hints);
+      expect(tool.title).toBe(title);
       if (tool.name === 'replay_webhook_event' || tool.name === 'send_test_event') {
         expect(tool.annotations).toMatchObject({ openWorldHint: true, readOnlyHint: false, destructiveHint: false });
       } else {
@@ -378,6 +381,7 @@ describe('replay_webhook_event', () => {
       target_url: `${target.url}/ok`,
       delivered: true,
       resigned: true,
+      payload_edited: false,
       response_status: 200,
       response_ms: expect.any(Number),
       response_headers: expect.objectContaining({ 'content-type': 'text/plain' }),

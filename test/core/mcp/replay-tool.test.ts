@@ -130,6 +130,7 @@ describe('replay_webhook_event: what the handler answered', () => {
       target_url: handler.url('/stripe'),
       delivered: true,
       resigned: true,
+      payload_edited: false,
       response_status: 400,
       response_ms: expect.any(Number),
       response_headers: expect.objectContaining({ 'content-type': 'application/json; charset=utf-8', 'x-handler': 'shop' }),
@@ -156,7 +157,7 @@ describe('replay_webhook_event: what the handler answered', () => {
     const id = await deliverStripe(checkout(0, 'evt_edit_me'));
     const edited = checkout(4200, 'evt_edit_me');
     const fixed = await replayOk({ id, target_url: handler.url('/stripe'), payload: edited, headers: { 'x-debug': 'agent' } });
-    expect(fixed).toMatchObject({ delivered: true, resigned: true, response_status: 200 });
+    expect(fixed).toMatchObject({ delivered: true, resigned: true, payload_edited: true, response_status: 200 });
     expect(JSON.parse(fixed.response_body)).toEqual({ received: 'evt_edit_me', amount: 4200 });
     const sent = handler.requests.at(-1)!;
     expect(sent.body.toString()).toBe(edited);

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { EventDetailSchema, EventSummarySchema } from '../../../src/shared/events.js';
+import { eventNotFound } from '../../../src/core/errors.js';
+import { DEFAULT_MAX_PAYLOAD_BYTES } from '../../../src/core/mcp/tools/get-webhook-event.js';
 import { EVENT_URI_TEMPLATE, RECENT_EVENTS_LIMIT, RECENT_EVENTS_URI, RESOURCE_UPDATE_COALESCE_MS } from '../../../src/core/mcp/resources.js';
+import { MAX_PAGE_JSON_CHARS } from '../../../src/core/mcp/page-budget.js';
 import { MAX_MCP_BODY_BYTES } from '../../../src/core/mcp/sessions.js';
 import { jsonSchema, MAX_TEXT_COPY_CHARS, TOOL_ERROR_CODES, ToolErrorSchema, toolJsonSchemas } from '../../../src/core/mcp/tool.js';
 import { TOOL_SPECS } from '../../../src/core/mcp/tools/catalog.js';
@@ -15,7 +18,7 @@ const json = (value: unknown) => ['```json', JSON.stringify(value, null, 2), '``
 const dataSchema = (schema: z.ZodType) => jsonSchema(schema, 'output');
 
 const ERROR_MEANINGS: Record<(typeof TOOL_ERROR_CODES)[number], string> = {
-  not_found: 'no event with that id (never stored, or removed by retention)',
+  not_found: `no event with that id (never stored, or removed by retention or a clear); every tool words it the same: "${eventNotFound(99999).message}"`,
   invalid_argument:
     'the arguments break the input schema (e.g. `limit: 500`), a cursor this server did not issue, a provider that is neither configured nor in the stored events (the message lists the configured ones), a replay target that is missing, malformed or not an allowed host, or a signature header in `headers` while re-signing (pass `resign: false` to send your own)',
   replay_failed: 'the replay target did not answer (connection refused, timeout); the message names the replay row, the target and the cause. A non-2xx answer is a result, not this error',
@@ -37,7 +40,10 @@ export function renderToolsSpec(): string {
     '',
     'Schemas are JSON Schema 2020-12 (the MCP default dialect, so they carry no `$schema`), exactly as',
     '`tools/list` returns them, with no union `type` arrays (a nullable field is `anyOf: [{…}, {"type": "null"}]`)',
-    'so strict validators accept them. Inputs reject unknown properties. A result is returned both as',
+    'so strict validators accept them. Inputs reject unknown properties. Output schemas give the shape (types,',
+    'enums, required fields) without descriptions or bounds, since `tools/list` sits in every agent’s context',
+    '(DESIGN §6: the whole answer stays under 20,000 characters); what the fields mean is in the tool',
+    'descriptions and the EventSummary / EventDetail sections below. A result is returned both as',
     '`structuredContent` and as its JSON text in `content[0].text`; when that text would exceed',
     `${MAX_TEXT_COPY_CHARS} characters, its longest top-level strings (a large payload) are replaced by a note pointing to`,
     '`structuredContent`, so nothing large is sent twice. Payloads and response bodies are untrusted data.',
@@ -59,8 +65,8 @@ export function renderToolsSpec(): string {
     '',
     json({
       isError: true,
-      structuredContent: { code: 'not_found', message: 'no event with id 99999 (it may have been removed by retention)' },
-      content: [{ type: 'text', text: '{"code":"not_found","message":"no event with id 99999 (it may have been removed by retention)"}' }],
+      structuredContent: { code: 'not_found', message: eventNotFound(99999).message },
+      content: [{ type: 'text', text: JSON.stringify({ code: 'not_found', message: eventNotFound(99999).message }) }],
     }),
     '',
   ];
@@ -102,11 +108,13 @@ export function renderToolsSpec(): string {
   out.push(
     '## Resources',
     '',
-    `- \`${RECENT_EVENTS_URI}\` (\`application/json\`): \`{"events": EventSummary[]}\`, the ${RECENT_EVENTS_LIMIT} newest, newest first.`,
+    `- \`${RECENT_EVENTS_URI}\` (\`application/json\`): \`{"events": EventSummary[]}\`, the ${RECENT_EVENTS_LIMIT} newest, newest first`,
+    `  (fewer when they would exceed ${MAX_PAGE_JSON_CHARS} characters of JSON, like a list_webhook_events page).`,
     '  Subscribable: after `resources/subscribe`, the server sends `notifications/resources/updated` with this',
     `  URI when new events are stored, at most one per ${RESOURCE_UPDATE_COALESCE_MS} ms under a burst. Any URI may be subscribed; only`,
     '  this one ever changes (stored events are immutable).',
-    `- Template \`${EVENT_URI_TEMPLATE}\` (\`application/json\`): the EventDetail of one event; an unknown id is`,
+    `- Template \`${EVENT_URI_TEMPLATE}\` (\`application/json\`): the EventDetail of one event, bounded like`,
+    `  \`get_webhook_event\` by default: the payload cut to ${DEFAULT_MAX_PAYLOAD_BYTES} bytes, with \`payload_truncated\`; an unknown id is`,
     '  JSON-RPC error -32002 (resource not found).',
     '',
     '### EventSummary',

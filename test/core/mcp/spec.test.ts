@@ -32,7 +32,7 @@ describe('docs/openspec/specs/mcp-tools/spec.md', () => {
   });
 
   it('describes every input field and declares annotations: read tools read-only, side effects open-world and not destructive', () => {
-    expect(TOOL_SPECS.length).toBeLessThanOrEqual(8);
+    expect(TOOL_SPECS.length).toBeLessThanOrEqual(9);
     for (const spec of TOOL_SPECS) {
       const { inputSchema } = toolJsonSchemas(spec);
       for (const [field, schema] of Object.entries(inputSchema.properties ?? {})) {
@@ -91,12 +91,37 @@ describe('docs/openspec/specs/mcp-tools/spec.md', () => {
       overrides: {
         description: 'dot path → JSON value',
         type: 'object',
-        propertyNames: { type: 'string' },
         additionalProperties: { anyOf: ['string', 'number', 'boolean', 'object', 'array', 'null'].map((type) => ({ type })) },
       },
     });
     const validate = new Ajv2020({ strict: true }).compile(schema);
     expect(validate({ note: null, overrides: { 'data.amount': 5, 'a.b': { c: [1] }, x: null } })).toBe(true);
     expect(validate({ note: 3, overrides: {} })).toBe(false);
+  });
+
+  it('leaves out what tells a client nothing: integer bounds of ±2^53, a pattern beside its format, string property names', () => {
+    const schema = jsonSchema(
+      z.strictObject({ id: z.number().int().positive().describe('an id'), at: z.iso.datetime({ offset: true }), tags: z.record(z.string(), z.string()) }),
+      'input',
+    );
+    expect(schema.properties).toEqual({
+      id: { description: 'an id', type: 'integer', exclusiveMinimum: 0 },
+      at: { type: 'string', format: 'date-time' },
+      tags: { type: 'object', additionalProperties: { type: 'string' } },
+    });
+  });
+
+  it('sends output schemas as shapes: types, enums and required fields, no descriptions or bounds; errors in a small second branch', () => {
+    for (const spec of TOOL_SPECS) {
+      const { outputSchema } = toolJsonSchemas(spec);
+      const text = JSON.stringify(outputSchema);
+      expect(text, spec.name).not.toMatch(/"(description|minimum|maximum|exclusiveMinimum|maxItems|minLength|maxLength)":/);
+      expect(outputSchema.type).toBe('object');
+      const branches = (outputSchema as unknown as { anyOf: Record<string, unknown>[] }).anyOf;
+      expect(branches).toHaveLength(2);
+      expect(branches[1]).toEqual({ properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] });
+      // The shape still says what a field is: the result branch keeps its types, enums and required fields.
+      expect(branches[0]).toMatchObject({ type: 'object', required: expect.any(Array) });
+    }
   });
 });

@@ -269,6 +269,45 @@ describe('what the consumer receives', () => {
     expect(record).toMatchObject({ payload_edited: false, headers_overridden: [] });
   });
 
+  it('sets dot paths in a JSON body (overrides), re-signed over the new bytes; form fields by name', async () => {
+    const id = await githubEvent(JSON.stringify({ action: 'opened', pull_request: { number: 7, labels: ['a'] } }));
+    const record = await t.sb.replays.replay({
+      eventId: id,
+      targetUrl: consumer.url(),
+      overrides: { action: 'closed', 'pull_request.number': 8, 'pull_request.labels.1': 'b', 'sender.login': 'octocat' },
+      requestedBy: 'cli',
+    });
+    const received = consumer.requests.at(-1)!;
+    expect(JSON.parse(received.body.toString())).toEqual({ action: 'closed', pull_request: { number: 8, labels: ['a', 'b'] }, sender: { login: 'octocat' } });
+    expect(await githubVerify(GITHUB_SECRET, received.body.toString(), received.headers['x-hub-signature-256'] as string)).toBe(true);
+    expect(record).toMatchObject({ payload_edited: true, resigned: true });
+
+    const slackBody = 'command=%2Fdeploy&text=staging&user_id=U1';
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const { createHmac } = await import('node:crypto');
+    const answer = await t.deliver('/webhooks/slack', slackBody, {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': `v0=${createHmac('sha256', SLACK_SECRET).update(`v0:${timestamp}:${slackBody}`).digest('hex')}`,
+    });
+    expect(answer.status).toBe(200);
+    await t.sb.replays.replay({ eventId: answer.json.id, targetUrl: consumer.url(), overrides: { text: 'production' }, requestedBy: 'cli' });
+    const replayed = consumer.requests.at(-1)!;
+    expect(Object.fromEntries(new URLSearchParams(replayed.body.toString()))).toEqual({ command: '/deploy', text: 'production', user_id: 'U1' });
+    const headers = { 'x-slack-signature': replayed.headers['x-slack-signature'] as string, 'x-slack-request-timestamp': Number(replayed.headers['x-slack-request-timestamp']) };
+    expect(isValidSlackRequest({ signingSecret: SLACK_SECRET, body: replayed.body.toString(), headers })).toBe(true);
+  });
+
+  it('refuses overrides on a body that is not JSON, or a path into the prototype, without a request', async () => {
+    const answer = await t.deliver('/webhooks/homelab', 'plain text, not JSON', { 'content-type': 'text/plain' });
+    await expectInvalid(t.sb.replays.replay({ eventId: answer.json.id, targetUrl: consumer.url(), overrides: { a: 1 }, requestedBy: 'cli' }), /not JSON.*--set/);
+    const json = await t.deliver('/webhooks/homelab', '{"a":1}', { 'content-type': 'application/json' });
+    await expectInvalid(t.sb.replays.replay({ eventId: json.json.id, targetUrl: consumer.url(), overrides: { '__proto__.polluted': 1 }, requestedBy: 'cli' }), /__proto__/);
+    const scalar = await t.deliver('/webhooks/homelab', '42', { 'content-type': 'application/json' });
+    await expectInvalid(t.sb.replays.replay({ eventId: scalar.json.id, targetUrl: consumer.url(), overrides: { a: 1 }, requestedBy: 'cli' }), /not an object/);
+    expect(consumer.connections).toBe(0);
+  });
+
   it('refuses header overrides that would break the request framing', async () => {
     const id = await githubEvent('{"b":2}');
     const overrides: Record<string, string>[] = [{ host: 'evil.example' }, { 'content-length': '1' }, { 'bad name': 'x' }, { 'x-ok': 'a\r\nx-injected: 1' }];
@@ -382,10 +421,49 @@ describe('targets', () => {
   it('uses replay.default_target when no target is given, and refuses when there is neither', async () => {
     const id = await githubEvent('{"c":3}');
     await expectInvalid(t.sb.replays.replay({ eventId: id, requestedBy: 'mcp' }), /no replay target/);
+    expect(consumer.connections).toBe(0);
     await replayConfig({ default_target: consumer.url('/default') });
     const record = await t.sb.replays.replay({ eventId: id, requestedBy: 'mcp' });
     expect(record.target_url).toBe(consumer.url('/default'));
     expect(consumer.requests.map((request) => request.url)).toEqual(['/default']);
+  });
+
+  it("without a target, goes to the provider's forward target first, then the event's last target, then replay.default_target", async () => {
+    await t.sb.updateConfig({
+      ...BASE_CONFIG,
+      providers: BASE_CONFIG.providers.map((provider) => (provider.name === 'stripe' ? { ...provider, forward_to: [consumer.url('/stripe-handler')] } : provider)),
+      replay: { ...BASE_CONFIG.replay, default_target: consumer.url('/github-handler') },
+    });
+    const body = JSON.stringify({ id: 'evt_target_1', object: 'event', type: 'invoice.paid', data: { object: {} } });
+    const forwarded = consumer.nextRequest();
+    const answer = await t.deliver('/webhooks/stripe', body, {
+      'content-type': 'application/json',
+      'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: STRIPE_SECRET }),
+    });
+    await forwarded;
+    // Stripe has its own handler: the global default (the GitHub handler here) is not used, and Stripe's SDK accepts it.
+    const stripeReplay = await t.sb.replays.replay({ eventId: answer.json.id, requestedBy: 'cli' });
+    expect(stripeReplay.target_url).toBe(consumer.url('/stripe-handler'));
+    const sent = consumer.requests.at(-1)!;
+    expect(stripe.webhooks.constructEvent(sent.body, sent.headers['stripe-signature'] as string, STRIPE_SECRET).id).toBe('evt_target_1');
+
+    // GitHub has no forward rule: the default, until the event was replayed somewhere else.
+    const id = await githubEvent('{"target":"order"}');
+    expect((await t.sb.replays.replay({ eventId: id, requestedBy: 'ui' })).target_url).toBe(consumer.url('/github-handler'));
+    await t.sb.replays.replay({ eventId: id, targetUrl: consumer.url('/elsewhere'), requestedBy: 'ui' });
+    expect((await t.sb.replays.replay({ eventId: id, requestedBy: 'mcp' })).target_url).toBe(consumer.url('/elsewhere'));
+    // prepare (Copy as cURL, re-signed) chooses the same way and says why.
+    expect(await t.sb.replays.prepare({ eventId: id, requestedBy: 'ui' })).toMatchObject({ targetUrl: consumer.url('/elsewhere'), targetSource: 'last' });
+    expect(await t.sb.replays.prepare({ eventId: answer.json.id, requestedBy: 'ui' })).toMatchObject({ targetUrl: consumer.url('/stripe-handler'), targetSource: 'forward' });
+  });
+
+  it('names every way to give a target when there is none', async () => {
+    const id = await githubEvent('{"no":"target"}');
+    const error = await expectInvalid(t.sb.replays.replay({ eventId: id, requestedBy: 'cli' }), /no replay target for event \d+/);
+    expect(error.message).toMatch(/--to/);
+    expect(error.message).toMatch(/forward_to.*"github"/);
+    expect(error.message).toMatch(/replay\.default_target/);
+    expect(consumer.connections).toBe(0);
   });
 
   it('refuses bad URLs and other schemes, and unknown events, without a request', async () => {

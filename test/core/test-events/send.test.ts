@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../../src/core/config.js';
 import { TEST_MARK_HEADER } from '../../../src/core/test-marks.js';
-import { setPath } from '../../../src/core/test-events/send.js';
+import { setPath } from '../../../src/core/dot-path.js';
 import { startTestSwitchboard, type TestSwitchboard } from '../../helpers/core.js';
 import { startConsumer, type Consumer } from '../replay/consumer.js';
 import { deleteTestKeys, REDIS_URL, sharedRedisAvailable, testClient, unique, waitForStatus } from '../queue/redis-helpers.js';

@@ -1,21 +1,28 @@
 import { z } from 'zod';
 import { ProviderStatusSchema } from '../../../shared/providers.js';
+import { forwardTargets } from '../../replay/forward-targets.js';
 import type { McpDeps } from '../deps.js';
 import { scrubSecrets } from '../scrub.js';
 import type { ToolServer, ToolSpec } from '../tool.js';
 
 export const ListProvidersInputSchema = z.strictObject({});
 
+/** ProviderStatus plus where its events arrive and where they are forwarded (DESIGN §6). */
+export const McpProviderStatusSchema = ProviderStatusSchema.extend({
+  receive_url: z.string().optional().describe('the local URL webhook deliveries are POSTed to (a tunnel points here)'),
+  forward_targets: z.array(z.string()).describe("forward rules' URLs; the first is also where replays go by default"),
+}).strict();
+
 export const ListProvidersOutputSchema = z.strictObject({
-  providers: z.array(ProviderStatusSchema).describe('every configured provider, in config.json order'),
+  providers: z.array(McpProviderStatusSchema).describe('every configured provider, in config.json order'),
 });
 
 export const LIST_PROVIDERS_TOOL: ToolSpec<typeof ListProvidersInputSchema, typeof ListProvidersOutputSchema> = {
   name: 'list_providers',
   title: 'List providers',
   description:
-    'See what switchboard receives: each configured webhook or queue provider, how it is trusted (trust_mode), whether ' +
-    'its secret is set (never the secret), its receive path or channel, and its live status with the last error.',
+    'What switchboard receives: each webhook or queue provider, its trust_mode, whether its secret is set (never the ' +
+    'secret), its receive URL or channel, forward targets, and live status with the last error.',
   inputSchema: ListProvidersInputSchema,
   outputSchema: ListProvidersOutputSchema,
   annotations: { title: 'List providers', readOnlyHint: true, openWorldHint: false },
@@ -32,6 +39,8 @@ export const LIST_PROVIDERS_TOOL: ToolSpec<typeof ListProvidersInputSchema, type
           secret_status: 'configured',
           path: '/webhooks/github',
           status: 'listening',
+          receive_url: 'http://127.0.0.1:7777/webhooks/github',
+          forward_targets: ['http://localhost:3000/webhooks/github'],
         },
         {
           name: 'jobs',
@@ -43,6 +52,7 @@ export const LIST_PROVIDERS_TOOL: ToolSpec<typeof ListProvidersInputSchema, type
           channel: 'jobs',
           status: 'error',
           last_error: 'connect ECONNREFUSED 127.0.0.1:6379',
+          forward_targets: [],
         },
       ],
     },
@@ -52,11 +62,15 @@ export const LIST_PROVIDERS_TOOL: ToolSpec<typeof ListProvidersInputSchema, type
 export function registerListProvidersTool(server: ToolServer, deps: McpDeps): void {
   server.registerTool(LIST_PROVIDERS_TOOL, async () => {
     const secrets = deps.providers.allSecrets();
+    const receiver = deps.receiverUrl();
     return {
-      providers: deps.providers.statuses().map((provider) =>
+      providers: deps.providers.statuses().map((provider) => ({
+        ...provider,
         // last_error is a driver's text (e.g. a Redis URL in an error); scrub it like any message.
-        provider.last_error === undefined ? provider : { ...provider, last_error: scrubSecrets(provider.last_error, secrets) },
-      ),
+        ...(provider.last_error === undefined ? {} : { last_error: scrubSecrets(provider.last_error, secrets) }),
+        ...(provider.path === undefined ? {} : { receive_url: `${receiver}${provider.path}` }),
+        forward_targets: forwardTargets(deps.providers.config(provider.name)),
+      })),
     };
   });
 }

@@ -9,9 +9,9 @@ export const MAX_REJECTIONS_LIMIT = 100;
 export const DEFAULT_REJECTIONS_LIMIT = 20;
 
 export const ListRejectionsInputSchema = z.strictObject({
-  provider: inputText(MAX_NAME_CHARS).optional().describe('only deliveries refused for this provider (its name in config.json)'),
+  provider: inputText(MAX_NAME_CHARS).optional().describe('only refusals for this provider'),
   limit: z.number().int().min(1).max(MAX_REJECTIONS_LIMIT).default(DEFAULT_REJECTIONS_LIMIT).describe(`page size, 1–${MAX_REJECTIONS_LIMIT}`),
-  cursor: CursorInputSchema.optional().describe('next_cursor from the previous page, passed back unchanged'),
+  cursor: CursorInputSchema.optional().describe('next_cursor of the previous page, unchanged'),
 });
 
 /** A rejection without its request headers: the diagnosis is in reason and hint. */
@@ -35,8 +35,8 @@ export const LIST_REJECTIONS_TOOL: ToolSpec<typeof ListRejectionsInputSchema, ty
   name: 'list_rejections',
   title: 'List rejected deliveries',
   description:
-    'Find out why a webhook did not arrive: deliveries switchboard refused (bad or missing signature, stale timestamp, ' +
-    'wrong token, no secret configured), newest first, each with a reason code and a hint saying what to fix.',
+    'Why a webhook did not arrive: deliveries switchboard refused (bad or missing signature, stale timestamp, ' +
+    'wrong token, no secret), newest first, each with a reason code and a hint saying what to fix.',
   inputSchema: ListRejectionsInputSchema,
   outputSchema: ListRejectionsOutputSchema,
   annotations: { title: 'List rejected deliveries', readOnlyHint: true, openWorldHint: false },

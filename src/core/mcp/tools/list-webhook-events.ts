@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { EventSummarySchema, OriginSchema, TrustModeSchema } from '../../../shared/events.js';
+import { EventListItemSchema } from '../../../shared/api.js';
+import { OriginSchema, TrustModeSchema } from '../../../shared/events.js';
 import { CursorInputSchema, inputText, IsoDateSchema, IsoDateTimeSchema, MAX_NAME_CHARS, MAX_SEARCH_CHARS } from '../../../shared/input.js';
 import type { McpDeps } from '../deps.js';
 import { fitPage } from '../page-budget.js';
@@ -13,26 +14,27 @@ export const DEFAULT_LIST_LIMIT = 50;
 const EVENT_ID_TEXT = /^[1-9][0-9]{0,14}$/;
 
 export const ListWebhookEventsInputSchema = z.strictObject({
-  provider: inputText(MAX_NAME_CHARS).optional().describe('only events of this provider (its name in config.json, e.g. "github")'),
-  event_type: inputText().optional().describe('only events of this type, e.g. "push" or "checkout.session.completed"'),
-  trust_mode: TrustModeSchema.optional().describe('only events trusted this way: signed, token, open or queue'),
-  origin: OriginSchema.optional().describe('provider: real deliveries; test: test events made by switchboard; import: imported'),
-  external_id: inputText(MAX_NAME_CHARS).optional().describe('the provider’s own delivery/event id, e.g. "evt_1QxYz2AbCdEf"'),
+  provider: inputText(MAX_NAME_CHARS).optional().describe('a provider name from config.json, e.g. "github"'),
+  event_type: inputText().optional().describe('only this type, e.g. "push" or "checkout.session.completed"'),
+  event_type_prefix: inputText(MAX_NAME_CHARS).optional().describe('only types starting with this, e.g. "pull_request" or "invoice."'),
+  trust_mode: TrustModeSchema.optional().describe('signed, token, open or queue'),
+  origin: OriginSchema.optional().describe('provider (real deliveries), test (made by switchboard) or import'),
+  external_id: inputText(MAX_NAME_CHARS).optional().describe('the provider’s delivery id, e.g. "evt_1QxYz2AbCdEf"'),
   search: inputText(MAX_SEARCH_CHARS)
     .optional()
-    .describe('case-insensitive text to find in the payload (its first 64 KiB) or the event type; 3+ letters or digits in a row'),
+    .describe('case-insensitive text in the payload (first 64 KiB) or type; 3+ letters or digits in a row'),
   since: z
     .union([z.number().int().positive(), z.string().regex(EVENT_ID_TEXT), IsoDateTimeSchema, IsoDateSchema], {
       error: 'must be an ISO-8601 time (e.g. 2026-11-30T09:00:00Z) or an event id',
     })
     .optional()
-    .describe('an ISO-8601 time (events received at or after it) or an event id (events after that one)'),
+    .describe('an ISO-8601 time (received at or after it) or an event id (after it)'),
   limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT).describe(`page size, 1–${MAX_LIST_LIMIT}`),
-  cursor: CursorInputSchema.optional().describe('next_cursor from the previous page, passed back unchanged'),
+  cursor: CursorInputSchema.optional().describe('next_cursor of the previous page, unchanged'),
 });
 
 export const ListWebhookEventsOutputSchema = z.strictObject({
-  events: z.array(EventSummarySchema).describe('newest first (received_at, then id, descending); fewer than limit when the page reached its size budget'),
+  events: z.array(EventListItemSchema).describe('newest first (received_at, then id, descending); fewer than limit when the page reached its size budget'),
   next_cursor: z.string().optional().describe('present only when more events may match; pass it as cursor for the next page'),
   searched_back_to: z
     .string()
@@ -51,9 +53,9 @@ export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSch
   name: 'list_webhook_events',
   title: 'List webhook events',
   description:
-    'Find stored webhook and queue events, newest first, as summaries without payloads (get_webhook_event reads one). ' +
-    'Filter by provider, type, trust, origin, delivery id, text in the payload or time; page with next_cursor. ' +
-    'Only trust_mode "signed" (verified: true) proves who sent an event.',
+    'Find stored webhook and queue events, newest first, as summaries (get_webhook_event reads one). Filter by ' +
+    'provider, type, trust, origin, delivery id, payload text or time; page with next_cursor. ' +
+    'verified: true only when switchboard checked the signature (never for imports).',
   inputSchema: ListWebhookEventsInputSchema,
   outputSchema: ListWebhookEventsOutputSchema,
   annotations: { title: 'List webhook events', readOnlyHint: true, openWorldHint: false },
@@ -72,6 +74,7 @@ export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSch
           verified: true,
           payload_size: 2314,
           received_at: '2026-11-30T09:41:07.123456Z',
+          last_replay: { delivered: true, response_status: 400, requested_by: 'mcp', created_at: '2026-11-30T09:42:10.402113Z' },
         },
         {
           id: 1038,
@@ -84,6 +87,7 @@ export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSch
           verified: true,
           payload_size: 2290,
           received_at: '2026-11-30T09:12:55.004211Z',
+          last_replay: null,
         },
       ],
       next_cursor: 'WyIyMDI2LTExLTMwVDA5OjEyOjU1LjAwNDIxMVoiLDEwMzhd',
@@ -92,12 +96,13 @@ export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSch
 };
 
 export function registerListWebhookEventsTool(server: ToolServer, deps: McpDeps): void {
-  server.registerTool(LIST_WEBHOOK_EVENTS_TOOL, async ({ provider, event_type, trust_mode, origin, external_id, search, since, limit, cursor }) => {
+  server.registerTool(LIST_WEBHOOK_EVENTS_TOOL, async ({ provider, event_type, event_type_prefix, trust_mode, origin, external_id, search, since, limit, cursor }) => {
     await checkProviderFilter(deps, provider);
     const byId = typeof since === 'number' || (since !== undefined && EVENT_ID_TEXT.test(since));
-    const page = fitPage(await deps.store.listEvents({
+    const stored = await deps.store.listEvents({
       provider,
       event_type,
+      event_type_prefix,
       trust_mode,
       origin,
       external_id,
@@ -106,7 +111,10 @@ export function registerListWebhookEventsTool(server: ToolServer, deps: McpDeps)
       ...(since === undefined ? {} : byId ? { after_id: Number(since) } : { since_time: String(since) }),
       limit,
       cursor,
-    }));
+    });
+    // As the UI API's list: each row says how its latest replay or forward went.
+    const last = await deps.store.lastReplays(stored.items.map((event) => event.id));
+    const page = fitPage({ ...stored, items: stored.items.map((event) => ({ ...event, last_replay: last.get(event.id) ?? null })) });
     return {
       events: page.items,
       ...(page.next_cursor === undefined ? {} : { next_cursor: page.next_cursor }),

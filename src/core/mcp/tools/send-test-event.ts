@@ -6,11 +6,11 @@ import { takeOrThrow, type ActionLimiter } from '../../rate-limit.js';
 
 export const SendTestEventInputSchema = z.strictObject({
   provider: z.string().min(1).describe('a configured provider name (see list_providers)'),
-  event_type: z.string().min(1).optional().describe('a test event of the provider’s kind, e.g. "push" or "checkout.session.completed"; default: the kind’s first'),
+  event_type: z.string().min(1).optional().describe('a test event type of the provider’s kind, e.g. "push"; default: the kind’s first'),
   overrides: z
     .record(z.string(), z.unknown())
     .optional()
-    .describe('dot path → JSON value, applied to the fixture before signing, e.g. {"data.object.amount_total": 999}; form fields by name'),
+    .describe('dot path → JSON value set in the fixture before signing, e.g. {"data.object.amount_total": 999}'),
   payload: z.string().optional().describe('a whole body to send instead of the fixture (signed as is); not with overrides'),
 });
 
@@ -22,9 +22,9 @@ export const SEND_TEST_EVENT_TOOL: ToolSpec<typeof SendTestEventInputSchema, typ
   name: 'send_test_event',
   title: 'Send a test event',
   description:
-    'Make an event to exercise a handler without the real provider: a realistic fixture (fresh ids and timestamps), ' +
-    'signed by the provider’s scheme and delivered through switchboard’s receiver like a real one (stored with origin "test", ' +
-    'forwarded by forward rules). Rate-limited with replays. An unknown provider or event type is invalid_argument naming what exists.',
+    'Make an event to exercise a handler without the real provider: a realistic fixture (fresh ids), signed by the ' +
+    'provider’s scheme and delivered through the receiver like a real one (origin "test"; forward rules apply). ' +
+    'Rate-limited with replays. An unknown provider or type is invalid_argument naming what exists.',
   inputSchema: SendTestEventInputSchema,
   outputSchema: SendTestEventOutputSchema,
   annotations: { title: 'Send a test event', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

@@ -19,13 +19,13 @@ export const WaitForWebhookEventInputSchema = z.strictObject({
     .int()
     .nonnegative()
     .optional()
-    .describe('an event id: an event after it that is already stored answers at once; omit to wait for the next new event'),
+    .describe('an event id: a stored event after it answers at once; omit to wait for the next new one'),
   timeout_s: z
     .number()
     .min(0)
     .max(MAX_WAIT_S)
     .default(DEFAULT_WAIT_S)
-    .describe(`seconds to wait before answering {event: null}, at most ${MAX_WAIT_S}`),
+    .describe(`seconds to wait for it, at most ${MAX_WAIT_S}`),
 });
 
 export const WaitForWebhookEventOutputSchema = z.strictObject({
@@ -36,9 +36,8 @@ export const WAIT_FOR_WEBHOOK_EVENT_TOOL: ToolSpec<typeof WaitForWebhookEventInp
   name: 'wait_for_webhook_event',
   title: 'Wait for a webhook event',
   description:
-    'Wait for the webhook an action causes (a test payment, a git push, send_test_event): returns the first matching ' +
-    'event’s summary, or {event: null} after timeout_s. Pass the newest event id you have seen as after, so an event ' +
-    'that arrived before this call is not missed.',
+    'Wait for the webhook an action causes (a test payment, a push, send_test_event): the first matching event, or ' +
+    '{event: null} after timeout_s. Pass the newest event id you have seen as after, so an earlier arrival is not missed.',
   inputSchema: WaitForWebhookEventInputSchema,
   outputSchema: WaitForWebhookEventOutputSchema,
   annotations: { title: 'Wait for a webhook event', readOnlyHint: true, openWorldHint: false },

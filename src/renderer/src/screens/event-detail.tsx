@@ -1,24 +1,19 @@
 import { useEffect, useState } from 'react';
 import type { ApiOutput } from '../../../shared/api';
-import type { EventDetail, Replay } from '../../../shared/events';
+import type { Replay } from '../../../shared/events';
 import { useAppData } from '../app-data';
 import { BodyView } from '../components/body-view';
 import { CopyButton } from '../components/copy-button';
 import { Tabs } from '../components/tabs';
-import { TrustBadge } from '../components/trust-badge';
+import { EventTrustBadge } from '../components/trust-badge';
 import { formatBytes } from '../lib/bytes';
 import { buildCurl } from '../lib/curl';
+import { defaultReplayTarget } from '../lib/replay-target';
+import { eventTrust } from '../lib/trust';
 import { formatTime } from '../lib/time';
 import { ReplayPanel } from './replay-panel';
 import { HeaderTable } from '../components/header-table';
 import { OriginBadge } from '../components/send-test-event';
-
-const TRUST_EXPLAINED: Record<EventDetail['trust_mode'], string> = {
-  signed: 'Signature verified over the raw body.',
-  token: 'The sender presented the shared token. The body itself is not signed.',
-  open: 'Not authenticated: anyone who can reach this URL can post here.',
-  queue: 'Pulled from a broker; trust is the broker connection.',
-};
 
 export function EventDetailPane({
   eventId,
@@ -68,7 +63,9 @@ export function EventDetailPane({
 
   const event = detail?.event;
   const provider = providers?.find((view) => view.status.name === event?.provider);
-  const curlTarget = settings?.replay.default_target ?? provider?.receive_url ?? null;
+  // Where a replay would go (the provider's own handler first), so the command hits the same one.
+  const curlTarget = event ? (defaultReplayTarget(event.provider, providers, replays, settings)?.url ?? provider?.receive_url ?? null) : null;
+  const trust = event ? eventTrust(event, provider?.status.kind) : null;
 
   return (
     <aside className="detail-pane" aria-label={`Event ${eventId}`}>
@@ -88,11 +85,11 @@ export function EventDetailPane({
       )}
       {event && (
         <div className="detail-body">
-          <section className={`verify-card trust-${event.trust_mode}`} aria-label="Verification">
-            <TrustBadge mode={event.trust_mode} />
+          <section className={`verify-card trust-${trust!.tone}`} aria-label="Verification">
+            <EventTrustBadge event={event} />
             <div>
               <p className="verify-line">
-                <strong>{event.verified ? 'Verified' : 'Not verified'}</strong> — {TRUST_EXPLAINED[event.trust_mode]}
+                <strong>{trust!.verdict}</strong> — {trust!.explained}
               </p>
               {event.verify_detail && <p className="mono small">{event.verify_detail}</p>}
             </div>
@@ -138,8 +135,8 @@ export function EventDetailPane({
                 )}
                 {curlTarget && event.trust_mode === 'signed' && (
                   <CopyButton
-                    label="Copy as cURL, re-signed with a fresh signature"
-                    idleText="Copy as cURL (re-signed)"
+                    label={event.origin === 'import' ? 'Copy as cURL, re-signed: a fresh signature over imported bytes switchboard never verified' : 'Copy as cURL, re-signed with a fresh signature'}
+                    idleText={event.origin === 'import' ? 'Copy as cURL (re-signed, unverified import)' : 'Copy as cURL (re-signed)'}
                     text={async () => {
                       // What a replay to this target would send, signed now; nothing is sent.
                       const prepared = await client.prepareReplay({ id: event.id, target_url: curlTarget, resign: true });
@@ -147,6 +144,7 @@ export function EventDetailPane({
                     }}
                   />
                 )}
+                {curlTarget && <span className="muted small mono truncate" title="where the cURL command sends it: the same target a replay would use">→ {curlTarget}</span>}
               </div>
               <BodyView payload={event.payload} encoding={event.payload_encoding} contentType={event.content_type} />
             </div>

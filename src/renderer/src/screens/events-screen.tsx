@@ -7,7 +7,7 @@ import { useAppData } from '../app-data';
 import { CopyButton } from '../components/copy-button';
 import { EmptyEvents, NoProviders } from '../components/empty-states';
 import { OriginBadge } from '../components/send-test-event';
-import { TrustBadge } from '../components/trust-badge';
+import { EventTrustBadge } from '../components/trust-badge';
 import { formatBytes } from '../lib/bytes';
 import { shellQuote } from '../lib/curl';
 import { EventLog } from '../lib/event-log';
@@ -503,7 +503,7 @@ export const EventRow = memo(function EventRow({
       aria-selected={isOpen}
       aria-posinset={position}
       aria-setsize={setSize}
-      aria-label={`${event.origin === 'provider' ? '' : `${event.origin} `}${event.provider} ${event.event_type ?? 'untyped'} event ${event.id}, ${event.trust_mode}${failed ? `, last ${failed.requested_by === 'forward' ? 'forward' : 'replay'} failed` : ''}`}
+      aria-label={`${event.origin === 'provider' ? '' : `${event.origin} `}${event.provider} ${event.event_type ?? 'untyped'} event ${event.id}, ${event.origin === 'import' ? `the file says ${event.trust_mode}, not verified` : event.trust_mode}${failed ? `, last ${failed.requested_by === 'forward' ? 'forward' : 'replay'} failed` : ''}`}
       className={`event-row${isCursor ? ' cursor' : ''}${isOpen ? ' open' : ''}`}
       style={{ transform: `translateY(${start}px)` }}
       onClick={() => onPick(event.id)}
@@ -517,7 +517,7 @@ export const EventRow = memo(function EventRow({
         <OriginBadge origin={event.origin} />
       </span>
       <span>
-        <TrustBadge mode={event.trust_mode} compact />
+        <EventTrustBadge event={event} compact />
       </span>
       <span>{failed && <ReplayFailedMark replay={failed} />}</span>
       <span className="num mono">{formatBytes(event.payload_size)}</span>

@@ -3,12 +3,16 @@ import { replayFailed, type EventDetail, type Replay } from '../../../shared/eve
 import { useAppData } from '../app-data';
 import { BodyView } from '../components/body-view';
 import { parseHeaderLines } from '../lib/headers';
+import { defaultReplayTarget } from '../lib/replay-target';
+import { REPLAY_TARGET_SOURCES } from '../../../shared/replay-target';
 import { formatTime } from '../lib/time';
 import { HeaderTable } from '../components/header-table';
 
 /**
- * Replay: target (the configured default pre-filled), re-sign, optional edited payload and
- * headers, send, what was sent and what came back, and the history of this event's replays.
+ * Replay: target (pre-filled with where a replay of this event goes by default — the provider's
+ * forward target, the event's last target, replay.default_target — and saying which), re-sign,
+ * optional edited payload and headers, send, what was sent and what came back, and the history
+ * of this event's replays. `r` sends with these settings, so the target is on screen before it goes.
  */
 
 /** Header names that carry a provider signature (the core refuses them with re-sign on). */
@@ -26,8 +30,9 @@ export function ReplayPanel({
   pendingReplay: boolean;
   onReplayStarted: () => void;
 }) {
-  const { client, settings } = useAppData();
-  const [target, setTarget] = useState(settings?.replay.default_target ?? '');
+  const { client, settings, providers } = useAppData();
+  const choice = defaultReplayTarget(event.provider, providers, replays, settings);
+  const [target, setTarget] = useState(choice?.url ?? '');
   const [resign, setResign] = useState(settings?.replay.resign ?? true);
   const [editing, setEditing] = useState(false);
   const [payload, setPayload] = useState(event.payload);
@@ -35,12 +40,14 @@ export function ReplayPanel({
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<{ code: string; message: string; hint?: string } | null>(null);
   const [shownId, setShownId] = useState<number | null>(null);
+  const [sendingTo, setSendingTo] = useState<string | null>(null);
   const targetTouched = useRef(false);
 
-  // Settings may arrive after the panel; pre-fill the default unless the user typed already.
+  // Providers and settings may arrive after the panel, and a replay changes the last target:
+  // follow the default unless the user typed a target already.
   useEffect(() => {
-    if (!targetTouched.current && settings?.replay.default_target) setTarget(settings.replay.default_target);
-  }, [settings?.replay.default_target]);
+    if (!targetTouched.current && choice) setTarget(choice.url);
+  }, [choice?.url]);
 
   const headerParse = parseHeaderLines(headerText);
   const canEditPayload = event.payload_encoding === 'utf8';
@@ -49,6 +56,7 @@ export function ReplayPanel({
   const send = async () => {
     if (sending || headerParse.errors.length > 0) return;
     setSending(true);
+    setSendingTo(target.trim() || choice?.url || null);
     setError(null);
     try {
       const replay = await client.replayEvent({
@@ -65,6 +73,7 @@ export function ReplayPanel({
       setError({ code: code ?? 'internal', message, ...(hint ? { hint } : {}) });
     } finally {
       setSending(false);
+      setSendingTo(null);
     }
   };
 
@@ -79,6 +88,9 @@ export function ReplayPanel({
   const shown = replays.find((replay) => replay.id === shownId) ?? null;
   const resigning = canResign && resign;
   const signatureHeader = editing ? Object.keys(headerParse.headers).find((name) => SIGNATURE_HEADER.test(name)) : undefined;
+  const typed = target.trim();
+  const why = typed === '' || typed === choice?.url ? (choice ? REPLAY_TARGET_SOURCES[choice.source] : null) : REPLAY_TARGET_SOURCES.given;
+  const destination = typed || choice?.url || null;
   const turnResignOff = (
     <button type="button" className="quiet-button" onClick={() => setResign(false)}>
       Turn re-sign off
@@ -110,6 +122,18 @@ export function ReplayPanel({
             }}
           />
         </label>
+        {destination && (
+          <p className="replay-destination small" aria-live="polite">
+            {sendingTo ? 'Sending to' : 'Sends to'} <span className="mono">{sendingTo ?? destination}</span>
+            {why && <span className="muted"> — {why}</span>}
+          </p>
+        )}
+        {event.origin === 'import' && resigning && (
+          <div className="warning-banner" role="note">
+            <strong>Imported event, never verified here.</strong> The file says it was {event.trust_mode}, but switchboard did not check it. Re-signing gives
+            these bytes a valid signature, so your handler will accept them as {event.provider}’s. {turnResignOff}
+          </div>
+        )}
         <div className="replay-options">
           <label className="check" title={canResign ? 'sign again with the current time so your consumer’s own verification passes' : 'only signed providers are re-signed'}>
             <input type="checkbox" checked={canResign && resign} disabled={!canResign} onChange={(change) => setResign(change.target.checked)} />
@@ -154,7 +178,9 @@ export function ReplayPanel({
           <button type="submit" className="primary-button" disabled={sending} aria-keyshortcuts="r">
             {sending ? 'Sending…' : 'Send replay'}
           </button>
-          {!target && !settings?.replay.default_target && <span className="muted small">No default target: set one in Settings or type a URL.</span>}
+          {!destination && (
+            <span className="muted small">No target: type a URL, add a forward rule to {event.provider} on the Providers screen, or set a default in Settings.</span>
+          )}
         </div>
       </form>
 
