@@ -17,6 +17,13 @@ import { formatListTime, msUntilTomorrow } from '../lib/time';
 import { EventDetailPane } from './event-detail';
 
 export const ROW_HEIGHT_PX = 34;
+/**
+ * Below this list width (the detail pane open at 1280 px, or any narrow window) a row is two
+ * lines: the type with its badges and the trust on the first, time, provider, replay mark, size
+ * and id on the second — so nothing is cut off (issue #26.6).
+ */
+export const TWO_LINE_BELOW_PX = 760;
+export const TWO_LINE_ROW_HEIGHT_PX = 48;
 /** The first page is small so the list shows fast; later pages are larger for fast scrolling. */
 const FIRST_PAGE_SIZE = 200;
 const PAGE_SIZE = 500;
@@ -48,6 +55,8 @@ export function EventsScreen() {
   /** An event whose replay was asked for with `r`; the replay panel sends it once loaded. */
   const [pendingReplay, setPendingReplay] = useState<number | null>(null);
   const listRef = useRef<HTMLDivElement>(null);
+  const paneRef = useRef<HTMLElement>(null);
+  const twoLine = useNarrowerThan(paneRef, TWO_LINE_BELOW_PX);
   const searchRef = useRef<HTMLInputElement>(null);
   const generation = useRef(0);
   const loading = useRef(false);
@@ -251,7 +260,7 @@ export function EventsScreen() {
 
   return (
     <div className={`events-screen${openId !== null ? ' with-detail' : ''}`}>
-      <section className="events-list-pane" aria-label="Events">
+      <section ref={paneRef} className={`events-list-pane${twoLine ? ' two-line' : ''}`} aria-label="Events">
         <form className="filters" role="search" aria-label="Filter events" onSubmit={(event) => event.preventDefault()}>
           <label className="field search-field">
             <span className="visually-hidden">Search payloads</span>
@@ -337,7 +346,7 @@ export function EventsScreen() {
           </div>
         )}
 
-        <div className="event-row event-header" aria-hidden="true" hidden={empty}>
+        <div className="event-row event-header" aria-hidden="true" hidden={empty || twoLine}>
           <span>Received</span>
           <span>Provider</span>
           <span>Type</span>
@@ -349,6 +358,7 @@ export function EventsScreen() {
         <EventList
           log={log}
           version={log.version}
+          rowHeight={twoLine ? TWO_LINE_ROW_HEIGHT_PX : ROW_HEIGHT_PX}
           listRef={listRef}
           pendingShift={pendingShift}
           scrollToIndex={scrollToIndex}
@@ -376,6 +386,7 @@ export function EventsScreen() {
 function EventList({
   log,
   version,
+  rowHeight,
   listRef,
   pendingShift,
   scrollToIndex,
@@ -389,6 +400,7 @@ function EventList({
 }: {
   log: EventLog;
   version: number;
+  rowHeight: number;
   listRef: RefObject<HTMLDivElement | null>;
   pendingShift: RefObject<number>;
   scrollToIndex: RefObject<(index: number) => void>;
@@ -409,20 +421,22 @@ function EventList({
   const virtualizer = useVirtualizer({
     count,
     getScrollElement,
-    estimateSize: () => ROW_HEIGHT_PX,
+    estimateSize: () => rowHeight,
     overscan: 12,
     getItemKey,
     // flushSync on every scroll event forces a synchronous render per event; batching is smoother.
     useFlushSync: false,
   });
+  // Every row's size changes at once when the list switches between one and two lines.
+  useLayoutEffect(() => virtualizer.measure(), [rowHeight, virtualizer]);
   scrollToIndex.current = (index) => virtualizer.scrollToIndex(index, { align: 'auto' });
   const items = virtualizer.getVirtualItems();
 
   // Keep the rows in view still while new ones arrive above them (unless at the very top).
   useLayoutEffect(() => {
-    if (pendingShift.current > 0 && listRef.current) listRef.current.scrollTop += pendingShift.current * ROW_HEIGHT_PX;
+    if (pendingShift.current > 0 && listRef.current) listRef.current.scrollTop += pendingShift.current * rowHeight;
     pendingShift.current = 0;
-  }, [version, listRef, pendingShift]);
+  }, [version, listRef, pendingShift, rowHeight]);
 
   const lastIndex = items.at(-1)?.index ?? 0;
   useEffect(() => {
@@ -507,20 +521,40 @@ export const EventRow = memo(function EventRow({
       <span className="mono time" title={event.received_at}>
         {formatListTime(event.received_at)}
       </span>
-      <span className="provider">{event.provider}</span>
+      <span className="provider" title={event.provider}>
+        {event.provider}
+      </span>
+      {/* The type gives way (ellipsis, full text in the tooltip); its badges never do. */}
       <span className="type">
-        {event.event_type ?? <span className="muted">—</span>}
+        <span className="type-text" title={event.event_type ?? undefined}>
+          {event.event_type ?? <span className="muted">—</span>}
+        </span>
         <OriginBadge origin={event.origin} />
       </span>
-      <span>
+      <span className="trust">
         <TrustBadge mode={event.trust_mode} compact />
       </span>
-      <span>{failed && <ReplayFailedMark replay={failed} />}</span>
-      <span className="num mono">{formatBytes(event.payload_size)}</span>
-      <span className="num mono muted">#{event.id}</span>
+      <span className="replay">{failed && <ReplayFailedMark replay={failed} />}</span>
+      <span className="num mono size">{formatBytes(event.payload_size)}</span>
+      <span className="num mono muted id">#{event.id}</span>
     </div>
   );
 });
+
+/** Whether an element is narrower than `px`, followed as it resizes (the detail pane opening, a window resized). */
+function useNarrowerThan(ref: RefObject<HTMLElement | null>, px: number): boolean {
+  const [narrow, setNarrow] = useState(false);
+  useLayoutEffect(() => {
+    const element = ref.current;
+    if (!element || typeof ResizeObserver === 'undefined') return;
+    const check = () => setNarrow(element.getBoundingClientRect().width < px);
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [ref, px]);
+  return narrow;
+}
 
 /** The list's mark for an event whose last replay or forward failed; never colour alone. */
 function ReplayFailedMark({ replay }: { replay: LastReplay }) {
