@@ -1,3 +1,4 @@
+import type { ConfigProblem } from '../shared/api.js';
 import type { EventBus } from './bus.js';
 import type { Config, ConfigInput, SecretVault } from './config.js';
 import type { ControlServer } from './control/server.js';
@@ -50,6 +51,10 @@ export interface Services {
   readonly control: Pick<ControlServer, 'mount'>;
   readonly token: string;
   readonly url: Urls;
+  /** The last refused hand edit of config.json; null while the file is valid. */
+  readonly configProblem: ConfigProblem | null;
+  /** A forward target whose last attempt got no answer: why (the forward rules' own memory), else null. */
+  forwardFailure(target: string): string | null;
   /** Connected MCP sessions; null before the MCP face is mounted. */
   readonly mcpSessionCount: number | null;
 

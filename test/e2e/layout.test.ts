@@ -53,8 +53,9 @@ async function seed() {
 async function measureRows(page: Page) {
   return page.getByRole('listbox', { name: /Events/ }).evaluate((list) => {
     const listBox = list.getBoundingClientRect();
-    const clipped = (element: Element | null) => !element || element.scrollWidth > element.clientWidth + 0.5;
-    const inside = (element: Element | null) => {
+    type Box = { scrollWidth: number; clientWidth: number; getBoundingClientRect(): { left: number; right: number; width: number } } | null;
+    const clipped = (element: Box) => !element || element.scrollWidth > element.clientWidth + 0.5;
+    const inside = (element: Box) => {
       if (!element) return false;
       const box = element.getBoundingClientRect();
       return box.width > 0 && box.left >= listBox.left - 0.5 && box.right <= listBox.right + 0.5;

@@ -7,6 +7,7 @@ const view: ProviderView = {
   config: { name: 'stripe', kind: 'stripe', enabled: true, forward_to: ['http://localhost:3000/stripe'], secrets: [{ source: 'env', env: 'STRIPE_SECRET', present: true }, { source: 'value' }], tolerance_s: 120 },
   receive_url: 'http://127.0.0.1:7777/webhooks/stripe',
   public_url: null,
+  forward_problems: [],
 };
 
 describe('provider form', () => {

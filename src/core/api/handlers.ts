@@ -1,5 +1,5 @@
 import { claudeCommand, mcpJsonSnippet } from '../../shared/connect.js';
-import { API, type ApiOutput, type ApiParsedInput, type ProviderInput, type SecretInput, type Settings, type SecretSourceView, type ProviderView, type SwitchboardApi } from '../../shared/api.js';
+import { API, type ApiOutput, type ForwardProblem, type ApiParsedInput, type ProviderInput, type SecretInput, type Settings, type SecretSourceView, type ProviderView, type SwitchboardApi } from '../../shared/api.js';
 import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
 import { REDACTED } from '../../shared/events.js';
 import { QUEUE_KINDS } from '../../shared/providers.js';
@@ -8,6 +8,9 @@ import { SwitchboardError } from '../errors.js';
 import type { Services } from '../services.js';
 import { importStream } from '../export/routes.js';
 import { encodeBytes, toEventDetail, toWireReplay } from './wire.js';
+import { TOOL_SPECS } from '../mcp/tools/catalog.js';
+import { checkTargetHost, TargetRefusedError } from '../replay/target-guard.js';
+import { ACTIVITY_COUNT_CAP } from '../store/provider-activity.js';
 
 /**
  * The one implementation of the UI API (src/shared/api.ts). The HTTP transport (`/api` on the
@@ -62,7 +65,12 @@ function implement(sb: Services): Implementation {
       const page = await sb.store.listEvents(input);
       // The list marks events whose last replay or forward failed.
       const last = await sb.store.lastReplays(page.items.map((event) => event.id));
-      const events = page.items.map((event) => ({ ...event, last_replay: last.get(event.id) ?? null }));
+      // A search's rows carry an excerpt around the match, computed for this page only.
+      const snippets = input.search ? await sb.store.searchSnippets(page.items.map((event) => event.id), input.search) : new Map<number, string>();
+      const events = page.items.map((event) => {
+        const snippet = snippets.get(event.id);
+        return { ...event, last_replay: last.get(event.id) ?? null, ...(snippet !== undefined ? { snippet } : {}) };
+      });
       return {
         events,
         ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
@@ -192,6 +200,11 @@ function implement(sb: Services): Implementation {
       return { rejections: page.items, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
     },
 
+    async getActivity() {
+      const activity = await sb.store.activity(sb.config.providers.map((provider) => provider.name));
+      return { ...activity, count_cap: ACTIVITY_COUNT_CAP };
+    },
+
     async getSettings() {
       return settingsOf(sb);
     },
@@ -245,6 +258,8 @@ function implement(sb: Services): Implementation {
         mcp_json: mcpJsonSnippet(url.mcp, token),
         mcp_sessions: sb.mcpSessionCount,
         data_dir: sb.options.dataDir,
+        mcp_tools: TOOL_SPECS.map((tool) => tool.name),
+        config_problem: sb.configProblem,
       };
     },
   };
@@ -346,10 +361,31 @@ function providerView(sb: Services, name: string): ProviderView {
           };
   return {
     status,
+    forward_problems: forwardProblems(sb, config.forward_to),
     config: view,
     receive_url: status.path ? `${sb.url.receiver}${status.path}` : null,
     public_url: status.path && publicBase ? new URL(status.path, publicBase).toString() : null,
   };
+}
+
+/** Forward rules that cannot deliver: refused by the target guard as written, or not answering now. */
+function forwardProblems(sb: Services, targets: readonly string[]): ForwardProblem[] {
+  const problems: ForwardProblem[] = [];
+  for (const target of targets) {
+    try {
+      checkTargetHost(new URL(target).hostname, sb.config.replay.allow_hosts);
+    } catch (error) {
+      if (error instanceof TargetRefusedError) {
+        problems.push({ target, problem: 'refused_by_guard', message: `${error.message} — ${error.hint}` });
+        continue;
+      }
+      problems.push({ target, problem: 'refused_by_guard', message: 'not a valid URL' });
+      continue;
+    }
+    const failure = sb.forwardFailure(target);
+    if (failure !== null) problems.push({ target, problem: 'not_answering', message: failure });
+  }
+  return problems;
 }
 
 function settingsOf(sb: Services): Settings {

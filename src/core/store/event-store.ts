@@ -2,6 +2,8 @@ import type { EventSummary, Family, Origin, Rejection, Replay, TrustMode } from 
 import { SwitchboardError } from '../errors.js';
 import { decodeCursor, encodeCursor, parseTimeFilter, type Cursor } from './cursor.js';
 import type { SqlClient } from './sql-client.js';
+import { readActivity, type ActivityRecord } from './provider-activity.js';
+import { readSearchSnippets } from './search-snippets.js';
 import { SEARCH_INDEX_BATCH_ROWS } from './search-indexer.js';
 import type { EventJournal, JournalTarget } from '../journal/event-journal.js';
 import type { JournalEvent } from '../journal/record.js';
@@ -837,6 +839,18 @@ export class EventStore implements JournalTarget {
       [eventIds],
     );
     return new Map(rows.map(({ event_id, ...last }) => [Number(event_id), last]));
+  }
+
+  /** Per-provider activity and the log's totals, bounded (src/core/store/provider-activity.ts). */
+  async activity(providers: readonly string[]): Promise<ActivityRecord> {
+    await this.caughtUp();
+    return readActivity(this.db, providers);
+  }
+
+  /** Excerpts around a search's match for one page of events (src/core/store/search-snippets.ts). */
+  async searchSnippets(ids: readonly number[], search: string): Promise<Map<number, string>> {
+    await this.caughtUp();
+    return readSearchSnippets(this.db, ids, search);
   }
 
   /** Deletes every event (and, by cascade, its replays) and every rejection. */
