@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import type { ApiOutput, LiveMessage, ProviderView, ServerInfo, Settings } from '../../shared/api';
+import type { ApiOutput, ConfigProblem, LiveMessage, ProviderView, ServerInfo, Settings } from '../../shared/api';
 import type { Client, LiveStatus } from './api/client';
 
 /**
@@ -14,6 +14,10 @@ export interface AppData {
   settings: Settings | null;
   info: ServerInfo | null;
   loadError: string | null;
+  /** The error code of loadError (`unauthorized` when the control token is missing or stale). */
+  loadErrorCode: string | null;
+  /** A hand edit of config.json that was refused; null while the file is valid. */
+  configProblem: ConfigProblem | null;
   refresh(): Promise<void>;
   /** Listens to live messages; also told (with null) when the stream reconnects, to refetch. */
   listen(listener: (message: LiveMessage | null) => void): () => void;
@@ -34,6 +38,8 @@ export function AppDataProvider({ client, children }: { client: Client; children
   const [settings, setSettings] = useState<Settings | null>(null);
   const [info, setInfo] = useState<ServerInfo | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
+  const [loadErrorCode, setLoadErrorCode] = useState<string | null>(null);
+  const [configProblem, setConfigProblem] = useState<ConfigProblem | null>(null);
   const listeners = useRef(new Set<(message: LiveMessage | null) => void>());
 
   const refresh = useCallback(async () => {
@@ -43,9 +49,12 @@ export function AppDataProvider({ client, children }: { client: Client; children
       setSecretStorage(list.secret_storage);
       setSettings(nextSettings);
       setInfo(nextInfo);
+      setConfigProblem(nextInfo.config_problem);
       setLoadError(null);
+      setLoadErrorCode(null);
     } catch (error) {
       setLoadError((error as Error).message);
+      setLoadErrorCode((error as { code?: string }).code ?? null);
     }
   }, [client]);
 
@@ -55,6 +64,7 @@ export function AppDataProvider({ client, children }: { client: Client; children
     return client.onLive(
       (message) => {
         if (message.type === 'config-changed') void refresh();
+        if (message.type === 'config-problem') setConfigProblem(message.problem);
         if (message.type === 'provider-status') {
           setProviders((current) => current?.map((view) => (view.status.name === message.provider.name ? { ...view, status: message.provider } : view)) ?? current);
         }
@@ -82,8 +92,8 @@ export function AppDataProvider({ client, children }: { client: Client; children
   }, []);
 
   const value = useMemo<AppData>(
-    () => ({ client, liveStatus, providers, secretStorage, settings, info, loadError, refresh, listen }),
-    [client, liveStatus, providers, secretStorage, settings, info, loadError, refresh, listen],
+    () => ({ client, liveStatus, providers, secretStorage, settings, info, loadError, loadErrorCode, configProblem, refresh, listen }),
+    [client, liveStatus, providers, secretStorage, settings, info, loadError, loadErrorCode, configProblem, refresh, listen],
   );
   return <AppDataContext.Provider value={value}>{children}</AppDataContext.Provider>;
 }

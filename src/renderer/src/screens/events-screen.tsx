@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
-import type { LastReplay } from '../../../shared/api';
+import type { EventListItem, LastReplay } from '../../../shared/api';
 import type { EventSummary, TrustMode } from '../../../shared/events';
 import { replayFailed, TRUST_MODES } from '../../../shared/events';
 import { useAppData } from '../app-data';
@@ -14,6 +14,8 @@ import { EventLog } from '../lib/event-log';
 import { filtersToQuery, hasFilters, matchesFilters, NO_FILTERS, viewFromParams, viewToParams, type EventFilters } from '../lib/filters';
 import { paramsFromHash, replaceView, screenFromHash } from '../lib/nav';
 import { formatListTime, msUntilTomorrow } from '../lib/time';
+import { formatCount, useActivity } from '../lib/activity';
+import { useNavigate } from '../navigation';
 import { EventDetailPane } from './event-detail';
 
 export const ROW_HEIGHT_PX = 34;
@@ -24,6 +26,8 @@ export const ROW_HEIGHT_PX = 34;
  */
 export const TWO_LINE_BELOW_PX = 760;
 export const TWO_LINE_ROW_HEIGHT_PX = 48;
+/** With a search, every row has a third line: the excerpt around the match. */
+export const SNIPPET_ROW_HEIGHT_PX = 66;
 /** The first page is small so the list shows fast; later pages are larger for fast scrolling. */
 const FIRST_PAGE_SIZE = 200;
 const PAGE_SIZE = 500;
@@ -89,9 +93,12 @@ export function EventsScreen() {
     void loadMore();
   }, [filters, log, loadMore]);
 
-  // The search and type boxes filter after a pause in typing, not on every key.
+  // The search and type boxes filter after a pause in typing, not on every key. A search the
+  // server would refuse (no 3 letters or digits in a row) is not sent: the box says why, once.
+  const searchProblem = searchText.trim() !== '' && !searchable(searchText.trim()) ? 'A search needs 3 letters or digits in a row (a word or an id).' : null;
   useEffect(() => {
-    const timer = setTimeout(() => setFilters((current) => (current.search === searchText ? current : { ...current, search: searchText })), SEARCH_DEBOUNCE_MS);
+    const wanted = searchable(searchText.trim()) ? searchText : '';
+    const timer = setTimeout(() => setFilters((current) => (current.search === wanted ? current : { ...current, search: wanted })), SEARCH_DEBOUNCE_MS);
     return () => clearTimeout(timer);
   }, [searchText]);
   useEffect(() => {
@@ -113,6 +120,7 @@ export function EventsScreen() {
       setTypeText(view.filters.event_type);
       setOpenId(view.eventId);
       if (view.eventId !== null) setCursorId(view.eventId);
+      scrollPending.current = view.eventId;
     };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
@@ -188,6 +196,15 @@ export function EventsScreen() {
   // The list calls back when its last rendered row nears the end of what is loaded.
   const onNearEnd = useCallback(() => void loadMore(), [loadMore]);
   const scrollToIndex = useRef<(index: number) => void>(() => undefined);
+  // An event opened by its address (a link, a reload, Back) is scrolled to once its row is loaded.
+  const scrollPending = useRef<number | null>(initial.eventId);
+  useEffect(() => {
+    if (scrollPending.current === null) return;
+    const index = log.indexOf(scrollPending.current);
+    if (index < 0) return;
+    scrollPending.current = null;
+    scrollToIndex.current(index);
+  }, [log, log.version]);
   const pick = useCallback((id: number) => {
     setCursorId(id);
     setOpenId(id);
@@ -257,10 +274,13 @@ export function EventsScreen() {
   const filtered = hasFilters({ ...filters, search: searchText, event_type: typeText });
   // A search that reads on page by page (each answer is one time slice) is not empty until done.
   const empty = firstPageLoaded && log.length === 0 && log.complete;
+  const searching = filters.search.trim() !== '';
+  const { activity } = useActivity({ client, listen });
+  const navigate = useNavigate();
 
   return (
     <div className={`events-screen${openId !== null ? ' with-detail' : ''}`}>
-      <section ref={paneRef} className={`events-list-pane${twoLine ? ' two-line' : ''}`} aria-label="Events">
+      <section ref={paneRef} className={`events-list-pane${twoLine || searching ? ' two-line' : ''}${searching ? ' with-snippets' : ''}`} aria-label="Events">
         <form className="filters" role="search" aria-label="Filter events" onSubmit={(event) => event.preventDefault()}>
           <label className="field search-field">
             <span className="visually-hidden">Search payloads</span>
@@ -271,7 +291,14 @@ export function EventsScreen() {
               value={searchText}
               onChange={(event) => setSearchText(event.target.value)}
               aria-keyshortcuts="/"
+              aria-invalid={searchProblem !== null}
+              aria-describedby={searchProblem ? 'search-problem' : undefined}
             />
+            {searchProblem && (
+              <span id="search-problem" className="field-error small">
+                {searchProblem}
+              </span>
+            )}
           </label>
           <label className="field">
             <span className="visually-hidden">Provider</span>
@@ -282,6 +309,8 @@ export function EventsScreen() {
                   {name}
                 </option>
               ))}
+              {/* A filter from an address or a removed provider: still shown, and said so. */}
+              {filters.provider !== '' && providers !== null && !providerNames.includes(filters.provider) && <option value={filters.provider}>{filters.provider} (not configured)</option>}
             </select>
           </label>
           <label className="field">
@@ -346,7 +375,7 @@ export function EventsScreen() {
           </div>
         )}
 
-        <div className="event-row event-header" aria-hidden="true" hidden={empty || twoLine}>
+        <div className="event-row event-header" aria-hidden="true" hidden={empty || twoLine || searching}>
           <span>Received</span>
           <span>Provider</span>
           <span>Type</span>
@@ -358,7 +387,8 @@ export function EventsScreen() {
         <EventList
           log={log}
           version={log.version}
-          rowHeight={twoLine ? TWO_LINE_ROW_HEIGHT_PX : ROW_HEIGHT_PX}
+          rowHeight={searching ? SNIPPET_ROW_HEIGHT_PX : twoLine ? TWO_LINE_ROW_HEIGHT_PX : ROW_HEIGHT_PX}
+          search={searching ? filters.search.trim() : ''}
           listRef={listRef}
           pendingShift={pendingShift}
           scrollToIndex={scrollToIndex}
@@ -370,9 +400,23 @@ export function EventsScreen() {
           onPick={pick}
           onNearEnd={onNearEnd}
         />
-        <p className="list-footer muted" aria-live="polite">
-          {log.length.toLocaleString()} event{log.length === 1 ? '' : 's'} loaded{log.complete ? '' : ' (scroll for more)'} · j/k move · Enter open · r replay · / search
-        </p>
+        <div className="list-footer muted">
+          <span aria-live="polite">
+            {log.length.toLocaleString()} event{log.length === 1 ? '' : 's'} loaded{log.complete ? '' : ' (scroll for more)'}
+            {activity && (
+              <span title="estimated from the range of event ids; the log is never counted row by row">
+                {' '}
+                · about {activity.events_estimate.toLocaleString()} stored (estimate)
+              </span>
+            )}
+          </span>
+          {activity && activity.rejections > 0 && (
+            <button type="button" className="count-button bad small" onClick={() => navigate('providers', 'show-rejections')} title="Deliveries that failed verification, with a diagnosis of each">
+              {formatCount(activity.rejections, activity.count_cap)} rejection{activity.rejections === 1 ? '' : 's'}
+            </button>
+          )}
+          <span className="keys"> j/k move · Enter open · r replay · / search</span>
+        </div>
       </section>
       {openId !== null && <EventDetailPane key={openId} eventId={openId} pendingReplay={pendingReplay === openId} onReplayStarted={() => setPendingReplay(null)} onClose={() => setOpenId(null)} />}
     </div>
@@ -387,6 +431,7 @@ function EventList({
   log,
   version,
   rowHeight,
+  search,
   listRef,
   pendingShift,
   scrollToIndex,
@@ -401,6 +446,8 @@ function EventList({
   log: EventLog;
   version: number;
   rowHeight: number;
+  /** The active search, to mark in each row's excerpt ('' for none). */
+  search: string;
   listRef: RefObject<HTMLDivElement | null>;
   pendingShift: RefObject<number>;
   scrollToIndex: RefObject<(index: number) => void>;
@@ -433,10 +480,29 @@ function EventList({
   const items = virtualizer.getVirtualItems();
 
   // Keep the rows in view still while new ones arrive above them (unless at the very top).
+  // While scrolled down, what arrived above is counted in a hint that takes you up to it.
+  const [newAbove, setNewAbove] = useState(0);
   useLayoutEffect(() => {
-    if (pendingShift.current > 0 && listRef.current) listRef.current.scrollTop += pendingShift.current * rowHeight;
+    if (pendingShift.current > 0 && listRef.current) {
+      listRef.current.scrollTop += pendingShift.current * rowHeight;
+      const arrived = pendingShift.current;
+      setNewAbove((count) => count + arrived);
+    }
     pendingShift.current = 0;
   }, [version, listRef, pendingShift, rowHeight]);
+  useEffect(() => {
+    const list = listRef.current;
+    if (!list) return;
+    const onScroll = () => {
+      if (list.scrollTop < rowHeight / 2) setNewAbove(0);
+    };
+    list.addEventListener('scroll', onScroll, { passive: true });
+    return () => list.removeEventListener('scroll', onScroll);
+  }, [listRef, rowHeight]);
+  // A new filter empties the list: nothing is above any more.
+  useEffect(() => {
+    if (log.length === 0) setNewAbove(0);
+  }, [log, version]);
 
   const lastIndex = items.at(-1)?.index ?? 0;
   useEffect(() => {
@@ -446,6 +512,12 @@ function EventList({
   const cursorIndex = cursorId === null ? -1 : log.indexOf(cursorId);
   const setSize = log.complete ? log.length : -1;
   return (
+    <div className="event-list-frame" hidden={hidden}>
+      {newAbove > 0 && (
+        <button type="button" className="new-events-hint" onClick={() => listRef.current?.scrollTo({ top: 0 })}>
+          ↑ {newAbove.toLocaleString()} new event{newAbove === 1 ? '' : 's'}
+        </button>
+      )}
     <div
       ref={listRef}
       className="event-list"
@@ -461,7 +533,7 @@ function EventList({
           if (!event) {
             return (
               <div key={item.key} className="event-row loading-row" style={{ transform: `translateY(${item.start}px)` }} role="presentation">
-                {loadError ? 'Could not load more.' : log.searchedBackTo ? `Searching older events… (searched back to ${formatListTime(log.searchedBackTo)})` : 'Loading…'}
+                {loadError ? (log.length > 0 ? 'Could not load more.' : '') : log.searchedBackTo ? `Searching older events… (searched back to ${formatListTime(log.searchedBackTo)})` : 'Loading…'}
               </div>
             );
           }
@@ -476,11 +548,14 @@ function EventList({
               isOpen={event.id === openId}
               lastReplay={log.lastReplay(event.id)}
               today={today}
+              snippet={search ? ((event as EventListItem).snippet ?? null) : null}
+              search={search}
               onPick={onPick}
             />
           );
         })}
       </div>
+    </div>
     </div>
   );
 }
@@ -493,6 +568,8 @@ export const EventRow = memo(function EventRow({
   isCursor,
   isOpen,
   lastReplay,
+  snippet = null,
+  search = '',
   onPick,
 }: {
   event: EventSummary;
@@ -503,6 +580,8 @@ export const EventRow = memo(function EventRow({
   isOpen: boolean;
   lastReplay: LastReplay | null;
   today: string;
+  snippet?: string | null;
+  search?: string;
   onPick: (id: number) => void;
 }) {
   const failed = lastReplay !== null && replayFailed(lastReplay) ? lastReplay : null;
@@ -537,9 +616,35 @@ export const EventRow = memo(function EventRow({
       <span className="replay">{failed && <ReplayFailedMark replay={failed} />}</span>
       <span className="num mono size">{formatBytes(event.payload_size)}</span>
       <span className="num mono muted id">#{event.id}</span>
+      {search !== '' && (
+        <span className="snippet-line mono small">{snippet === null ? <span className="muted">matched in the event type</span> : <Marked text={snippet} search={search} />}</span>
+      )}
     </div>
   );
 });
+
+/** The excerpt with the search's matches marked (ASCII case-insensitively, like the search). */
+function Marked({ text, search }: { text: string; search: string }) {
+  const lower = (value: string) => value.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+  const haystack = lower(text);
+  const needle = lower(search);
+  const parts: (string | { mark: string })[] = [];
+  let from = 0;
+  for (let at = haystack.indexOf(needle); needle !== '' && at >= 0; at = haystack.indexOf(needle, at + needle.length)) {
+    if (at > from) parts.push(text.slice(from, at));
+    parts.push({ mark: text.slice(at, at + needle.length) });
+    from = at + needle.length;
+  }
+  if (from < text.length) parts.push(text.slice(from));
+  return <>{parts.map((part, i) => (typeof part === 'string' ? part : <mark key={i}>{part.mark}</mark>))}</>;
+}
+
+/** What the server searches for: 3 letters or digits in a row, of the text's escaped bytes (EventStore searchPatterns). */
+function searchable(search: string): boolean {
+  let escaped = '';
+  for (const byte of new TextEncoder().encode(search)) escaped += byte >= 0x80 || byte === 0 ? `\\${byte.toString(8).padStart(3, '0')}` : String.fromCharCode(byte);
+  return /[a-z0-9]{3}/i.test(escaped);
+}
 
 /** Whether an element is narrower than `px`, followed as it resizes (the detail pane opening, a window resized). */
 function useNarrowerThan(ref: RefObject<HTMLElement | null>, px: number): boolean {
