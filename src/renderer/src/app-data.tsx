@@ -23,6 +23,9 @@ export interface AppData {
   listen(listener: (message: LiveMessage | null) => void): () => void;
 }
 
+/** How long after a forward result the providers are fetched again (a burst of forwards is one fetch). */
+const FORWARD_REFRESH_MS = 500;
+
 const AppDataContext = createContext<AppData | null>(null);
 
 export function useAppData(): AppData {
@@ -61,10 +64,18 @@ export function AppDataProvider({ client, children }: { client: Client; children
   useEffect(() => {
     void refresh();
     let wasOpen = false;
-    return client.onLive(
+    let forwardRefresh: ReturnType<typeof setTimeout> | undefined;
+    const unsubscribe = client.onLive(
       (message) => {
         if (message.type === 'config-changed') void refresh();
         if (message.type === 'config-problem') setConfigProblem(message.problem);
+        // A forward rule's result may flag (or clear) its provider's row: look again, once per burst.
+        if (message.type === 'replay' && message.replay.requested_by === 'forward' && !forwardRefresh) {
+          forwardRefresh = setTimeout(() => {
+            forwardRefresh = undefined;
+            void refresh();
+          }, FORWARD_REFRESH_MS);
+        }
         if (message.type === 'provider-status') {
           setProviders((current) => current?.map((view) => (view.status.name === message.provider.name ? { ...view, status: message.provider } : view)) ?? current);
         }
@@ -82,6 +93,10 @@ export function AppDataProvider({ client, children }: { client: Client; children
         }
       },
     );
+    return () => {
+      clearTimeout(forwardRefresh);
+      unsubscribe();
+    };
   }, [client, refresh]);
 
   const listen = useCallback((listener: (message: LiveMessage | null) => void) => {

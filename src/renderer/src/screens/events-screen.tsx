@@ -195,7 +195,7 @@ export function EventsScreen() {
 
   // The list calls back when its last rendered row nears the end of what is loaded.
   const onNearEnd = useCallback(() => void loadMore(), [loadMore]);
-  const scrollToIndex = useRef<(index: number) => void>(() => undefined);
+  const scrollToIndex = useRef<(index: number, align?: 'auto' | 'center') => void>(() => undefined);
   // An event opened by its address (a link, a reload, Back) is scrolled to once its row is loaded.
   const scrollPending = useRef<number | null>(initial.eventId);
   useEffect(() => {
@@ -203,7 +203,7 @@ export function EventsScreen() {
     const index = log.indexOf(scrollPending.current);
     if (index < 0) return;
     scrollPending.current = null;
-    scrollToIndex.current(index);
+    scrollToIndex.current(index, 'center');
   }, [log, log.version]);
   const pick = useCallback((id: number) => {
     setCursorId(id);
@@ -450,7 +450,7 @@ function EventList({
   search: string;
   listRef: RefObject<HTMLDivElement | null>;
   pendingShift: RefObject<number>;
-  scrollToIndex: RefObject<(index: number) => void>;
+  scrollToIndex: RefObject<(index: number, align?: 'auto' | 'center') => void>;
   cursorId: number | null;
   openId: number | null;
   /** The local date, so rows re-render (with their date) after midnight. */
@@ -476,7 +476,7 @@ function EventList({
   });
   // Every row's size changes at once when the list switches between one and two lines.
   useLayoutEffect(() => virtualizer.measure(), [rowHeight, virtualizer]);
-  scrollToIndex.current = (index) => virtualizer.scrollToIndex(index, { align: 'auto' });
+  scrollToIndex.current = (index, align = 'auto') => virtualizer.scrollToIndex(index, { align });
   const items = virtualizer.getVirtualItems();
 
   // Keep the rows in view still while new ones arrive above them (unless at the very top).
