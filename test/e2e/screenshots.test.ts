@@ -153,6 +153,8 @@ describe.runIf(wanted && chromiumAvailable() && rendererBuilt())('screenshots', 
     await shoot(page, 'events-replay');
 
     const narrow = await openPage(browser, { width: 900, height: 860 });
+    await narrow.page.goto(t.sb.url.ui); // a new browser context: it keeps the token from here on
+    await narrow.page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
     await narrow.page.goto(page.url());
     await narrow.page.getByRole('complementary', { name: /Event \d+/ }).getByText('"Verify webhooks before queueing"').waitFor();
     await shoot(narrow.page, 'events-900');

@@ -107,7 +107,7 @@ function statusOf(view: ProviderView): { text: string; tone: 'good' | 'warn' | '
   }
   if (status.status === 'error') return { text: 'error', tone: 'bad', ...(status.last_error ? { title: status.last_error } : {}) };
   if (status.status === 'connecting') return { text: 'connecting', tone: 'warn' };
-  if (view.forward_problems.length > 0) return { text: `${status.status} · forward failing`, tone: 'warn', title: view.forward_problems.map((problem) => `${problem.target}: ${problem.message}`).join('\n') };
+  if (view.forward_problems.length > 0) return { text: 'forward failing', tone: 'warn', title: view.forward_problems.map((problem) => `${problem.target}: ${problem.message}`).join('\n') };
   return { text: status.status, tone: 'good' };
 }
 
@@ -167,9 +167,13 @@ function ProviderRow({
     <li className={`provider-card${status.enabled ? '' : ' disabled'}${open ? ' open' : ''}`} aria-labelledby={headingId}>
       <div className="provider-row">
         <span className="provider-name">
-          <h2 id={headingId}>{status.name}</h2>
-          <span className="kind-tag">{status.kind}</span>
+          <h2 id={headingId} title={status.name}>
+            {status.name}
+          </h2>
           <TrustBadge mode={status.trust_mode} compact />
+          <span className="kind-tag" title={`kind: ${status.kind}`}>
+            {status.kind}
+          </span>
         </span>
         <span>
           <span className={`run-status tone-${shown.tone}`} title={shown.title}>
