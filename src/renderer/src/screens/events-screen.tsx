@@ -49,7 +49,7 @@ export function EventsScreen() {
   const log = useMemo(() => new EventLog(), []);
   useSyncExternalStore(log.subscribe, log.getVersion);
   const [initial] = useState(() => viewFromParams(paramsFromHash(window.location.hash)));
-  const [filters, setFilters] = useState<EventFilters>(initial.filters);
+  const [filters, setFilters] = useState<EventFilters>(() => (searchable(initial.filters.search.trim()) ? initial.filters : { ...initial.filters, search: '' }));
   const [searchText, setSearchText] = useState(initial.filters.search);
   const [typeText, setTypeText] = useState(initial.filters.event_type);
   const [cursorId, setCursorId] = useState<number | null>(initial.eventId);
