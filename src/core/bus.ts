@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { EventSummary, Rejection } from '../shared/events.js';
+import type { ConfigProblem } from '../shared/api.js';
 import type { ProviderStatus } from '../shared/providers.js';
 import type { ReplayRecord } from './store/types.js';
 
@@ -16,6 +17,8 @@ export interface BusEvents {
   replay: [ReplayRecord];
   'provider-status': [ProviderStatus];
   'config-changed': [];
+  /** A hand edit of config.json was refused (or, with null, the file is valid again). */
+  'config-problem': [ConfigProblem | null];
 }
 
 export class EventBus extends EventEmitter<BusEvents> {

@@ -19,6 +19,8 @@ export interface ConfigWatcherOptions {
   current: () => Config;
   /** Applies a changed configuration; returns warnings to log after the reload line. */
   apply: (config: Config) => string[];
+  /** Told when an edit is refused (the text and why) and, with null, when the file is valid or gone again. */
+  onProblem?: (refused: { text: string | null; reason: string } | null) => void;
 }
 
 export interface ConfigWatcher {
@@ -51,6 +53,7 @@ export function watchConfigFile(options: ConfigWatcherOptions): ConfigWatcher {
         return;
       }
       unconfirmedMissing = false;
+      if (state === 'refused') options.onProblem?.(null);
       if (state !== 'missing' && state !== 'start') {
         logger.warn(`${path} was removed — keeping the current configuration (a save from the UI writes the file again)`);
       }
@@ -66,12 +69,14 @@ export function watchConfigFile(options: ConfigWatcherOptions): ConfigWatcher {
       }
       if (state !== 'refused' || reportedRefusal !== read.reason) {
         logger.error(`${path} not applied: ${read.reason} — keeping the previous configuration`);
+        options.onProblem?.({ text: read.text, reason: read.reason });
       }
       state = 'refused';
       reportedRefusal = read.reason;
       return;
     }
     const recovered = state === 'missing' || state === 'refused';
+    if (state === 'refused') options.onProblem?.(null);
     state = 'ok';
     unconfirmedRefusal = undefined;
     reportedRefusal = undefined;

@@ -1,3 +1,5 @@
+import type { ConfigProblem } from '../shared/api.js';
+import type { ForwardProblem } from '../shared/api.js';
 import type { EventBus } from './bus.js';
 import type { Config, ConfigInput, SecretVault } from './config.js';
 import type { ControlServer } from './control/server.js';
@@ -50,6 +52,12 @@ export interface Services {
   readonly control: Pick<ControlServer, 'mount'>;
   readonly token: string;
   readonly url: Urls;
+  /** The last refused hand edit of config.json; null while the file is valid. */
+  readonly configProblem: ConfigProblem | null;
+  /** Which of these forward targets cannot deliver: refused by the target guard, or not answering lately. */
+  forwardProblems(targets: readonly string[]): ForwardProblem[];
+  /** The MCP tools the server lists, by name (the Connect screen). */
+  readonly mcpToolNames: readonly string[];
   /** Connected MCP sessions; null before the MCP face is mounted. */
   readonly mcpSessionCount: number | null;
 

@@ -2,7 +2,8 @@ import { mkdir, access, constants } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from './bus.js';
-import type { SwitchboardApi } from '../shared/api.js';
+import type { ConfigProblem, ForwardProblem, SwitchboardApi } from '../shared/api.js';
+import { locateConfigProblem } from './config-problem.js';
 import { watchConfigFile } from './config-watcher.js';
 import { configWarnings, loadConfigFile, parseConfig, writeConfigFile, type Config, type ConfigInput, type SecretVault } from './config.js';
 import { loadOrCreateToken, TOKEN_FILE } from './control/auth.js';
@@ -19,6 +20,9 @@ import { ProviderSet } from './provider-set.js';
 import type { StartupPhase } from './startup-phase.js';
 import type { Receiver } from './receiver/receiver.js';
 import type { ReplayEngine } from './replay/replay.js';
+import type { Forwarder } from './replay/forward.js';
+import { forwardProblems } from './replay/forward-targets.js';
+import { TOOL_SPECS } from './mcp/tools/catalog.js';
 import type { EventJournal, JournalOptions } from './journal/event-journal.js';
 import type { EventStore } from './store/event-store.js';
 import { openDatabase, openStore, type OpenedStore } from './store/open-store.js';
@@ -128,6 +132,18 @@ export class Switchboard implements Services {
     return this.apiHandlers;
   }
 
+  /** The last refused hand edit of config.json (src/core/config-problem.ts); null while the file is valid. */
+  configProblem: ConfigProblem | null = null;
+  private forwarder: Forwarder | undefined;
+
+  forwardProblems(targets: readonly string[]): ForwardProblem[] {
+    return forwardProblems(targets, this.currentConfig.replay.allow_hosts, (target) => this.forwarder?.failure(target) ?? null);
+  }
+
+  get mcpToolNames(): readonly string[] {
+    return TOOL_SPECS.map((tool) => tool.name);
+  }
+
   /** Connected MCP sessions, for the Connect screen; null before start. */
   get mcpSessionCount(): number | null {
     return this.mcpSessions?.liveCount ?? null;
@@ -206,6 +222,7 @@ export class Switchboard implements Services {
       this.replayEngine = replays;
       this.onStop('replay', () => replays.close());
       const forwarder = new Forwarder({ engine: replays, bus: this.bus, config: () => this.currentConfig, logger: this.logger });
+      this.forwarder = forwarder;
       this.onStop('forward rules', () => forwarder.close());
 
       const testMarks = new TestMarks();
@@ -289,6 +306,10 @@ export class Switchboard implements Services {
       path: this.configPath,
       logger: this.logger,
       current: () => this.currentConfig,
+      onProblem: (refused) => {
+        this.configProblem = refused && locateConfigProblem(this.configPath, refused.text, refused.reason);
+        this.bus.emit('config-problem', this.configProblem);
+      },
       apply: (config) => {
         // A provider added by hand whose env variable was never set would only show up as 503s.
         const missingBefore = new Set(this.providersMissingSecrets().map(({ name }) => name));

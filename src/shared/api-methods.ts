@@ -20,6 +20,7 @@ export const API_METHODS = [
   'removeProvider',
   'setProviderEnabled',
   'listRejections',
+  'getActivity',
   'getSettings',
   'updateSettings',
   'getServerInfo',

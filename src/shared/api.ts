@@ -51,7 +51,11 @@ export const LastReplaySchema = z.object({
 export type LastReplay = z.infer<typeof LastReplaySchema>;
 
 /** A row of the Events list: the summary and, when it was ever replayed, its last replay. */
-export const EventListItemSchema = EventSummarySchema.extend({ last_replay: LastReplaySchema.nullable() });
+export const EventListItemSchema = EventSummarySchema.extend({
+  last_replay: LastReplaySchema.nullable(),
+  /** With a search: a short excerpt of the payload around the match (absent when only the type matched). */
+  snippet: z.string().optional(),
+});
 export type EventListItem = z.infer<typeof EventListItemSchema>;
 
 /** How far the search index has come while it is being built (DESIGN §17): searches of older events are slower meanwhile. */
@@ -223,8 +227,17 @@ export const ProviderConfigViewSchema = z.object({
 });
 export type ProviderConfigView = z.infer<typeof ProviderConfigViewSchema>;
 
+/** A forward rule that cannot deliver: the target guard refuses it, or its last attempt got no answer. */
+export const ForwardProblemSchema = z.object({
+  target: z.string(),
+  problem: z.enum(['refused_by_guard', 'not_answering']),
+  message: z.string(),
+});
+export type ForwardProblem = z.infer<typeof ForwardProblemSchema>;
+
 export const ProviderViewSchema = z.object({
   status: ProviderStatusSchema,
+  forward_problems: z.array(ForwardProblemSchema).default([]),
   config: ProviderConfigViewSchema,
   receive_url: z.string().nullable().describe('local receive URL (webhook providers)'),
   forward_targets: z.array(z.string()).describe("where every accepted event is forwarded, in order; the first is also the provider's default replay target"),
@@ -250,6 +263,29 @@ export const RemoveProviderInputSchema = z.strictObject({ name: inputText(MAX_NA
 export const RemoveProviderOutputSchema = z.object({ removed: z.string() });
 
 export const SetProviderEnabledInputSchema = z.strictObject({ name: inputText(MAX_NAME_CHARS), enabled: z.boolean() });
+
+/**
+ * What the Providers screen and the Events footer show about the log, bounded rather than
+ * counted (src/core/store/provider-activity.ts): a count equal to `count_cap` means "at least".
+ */
+export const GetActivityInputSchema = z.strictObject({});
+export const GetActivityOutputSchema = z.object({
+  providers: z.array(
+    z.object({
+      provider: z.string(),
+      last_event_at: z.string().nullable(),
+      events: z.number().int().nonnegative(),
+      last_rejection_at: z.string().nullable(),
+      rejections: z.number().int().nonnegative(),
+    }),
+  ),
+  /** Rejections of every provider, configured or not. */
+  rejections: z.number().int().nonnegative(),
+  count_cap: z.number().int().positive(),
+  /** Events stored, estimated from the id range (never a count of the table). */
+  events_estimate: z.number().int().nonnegative(),
+});
+export type Activity = z.infer<typeof GetActivityOutputSchema>;
 
 export const ListRejectionsInputSchema = z.strictObject({
   provider: inputText(MAX_NAME_CHARS).optional(),
@@ -328,6 +364,17 @@ export const UpdateSettingsOutputSchema = z.object({
   restart_required: z.array(z.string()),
 });
 
+/** A hand edit of config.json that was refused (the previous configuration keeps running). */
+export const ConfigProblemSchema = z.object({
+  file: z.string(),
+  message: z.string(),
+  /** Where in the JSON (`providers[2].secrets`), when known. */
+  path: z.string().nullable(),
+  line: z.number().int().positive().nullable(),
+  column: z.number().int().positive().nullable(),
+});
+export type ConfigProblem = z.infer<typeof ConfigProblemSchema>;
+
 export const GetServerInfoInputSchema = z.strictObject({});
 export const GetServerInfoOutputSchema = z.object({
   version: z.string(),
@@ -342,6 +389,10 @@ export const GetServerInfoOutputSchema = z.object({
   /** Connected MCP sessions, when the MCP server reports them. */
   mcp_sessions: z.number().int().nonnegative().nullable(),
   data_dir: z.string(),
+  /** The MCP server's tools, by name, as its catalog lists them. */
+  mcp_tools: z.array(z.string()).default([]),
+  /** The last hand edit of config.json, when it was refused; null once the file is valid again. */
+  config_problem: ConfigProblemSchema.nullable().default(null),
 });
 export type ServerInfo = z.infer<typeof GetServerInfoOutputSchema>;
 
@@ -363,6 +414,7 @@ export const API = {
   removeProvider: { input: RemoveProviderInputSchema, output: RemoveProviderOutputSchema },
   setProviderEnabled: { input: SetProviderEnabledInputSchema, output: ProviderOutputSchema },
   listRejections: { input: ListRejectionsInputSchema, output: ListRejectionsOutputSchema },
+  getActivity: { input: GetActivityInputSchema, output: GetActivityOutputSchema },
   getSettings: { input: GetSettingsInputSchema, output: GetSettingsOutputSchema },
   updateSettings: { input: UpdateSettingsInputSchema, output: UpdateSettingsOutputSchema },
   getServerInfo: { input: GetServerInfoInputSchema, output: GetServerInfoOutputSchema },
@@ -385,6 +437,7 @@ export const LiveMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('replay'), replay: ReplaySchema }),
   z.object({ type: z.literal('provider-status'), provider: ProviderStatusSchema }),
   z.object({ type: z.literal('config-changed') }),
+  z.object({ type: z.literal('config-problem'), problem: ConfigProblemSchema.nullable() }),
 ]);
 export type LiveMessage = z.infer<typeof LiveMessageSchema>;
 

@@ -11,7 +11,8 @@ import { startTestSwitchboard, type TestSwitchboard } from '../helpers/core.js';
 import { chromiumAvailable, launch, openPage, RENDERER_DIR, rendererBuilt } from './browser.js';
 
 /**
- * Not a test: regenerates docs/screenshots/*.png against a seeded switchboard.
+ * Not a test: regenerates docs/screenshots/*.png against a seeded switchboard, at 1280 px wide
+ * and, for the screens that change most with width, at 900 px (`*-900.png`).
  *   SWITCHBOARD_SCREENSHOTS=1 npx vitest run test/e2e/screenshots.test.ts
  */
 
@@ -109,7 +110,7 @@ describe.runIf(wanted && chromiumAvailable() && rendererBuilt())('screenshots', 
   });
 
   it('captures every screen', async () => {
-    const { page } = await openPage(browser, { width: 1440, height: 900 });
+    const { page } = await openPage(browser, { width: 1280, height: 860 });
     await page.goto(t.sb.url.ui);
     await page.getByRole('heading', { name: 'No providers yet' }).waitFor();
     await shoot(page, 'empty-no-providers');
@@ -122,12 +123,22 @@ describe.runIf(wanted && chromiumAvailable() && rendererBuilt())('screenshots', 
         { name: 'dockerhub', kind: 'token', secrets: [{ env: 'DOCKERHUB_TOKEN' }] },
         { name: 'homelab', kind: 'open' },
         { name: 'deploys', kind: 'redis-pubsub', url: { value: 'redis://127.0.0.1:6379' }, channels: ['deploys'] },
+        { name: 'slack', kind: 'slack', secrets: [{ env: 'SLACK_SIGNING_SECRET' }] },
+        { name: 'discord', kind: 'discord', public_key: 'e2a3b0f0c1d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e' },
+        { name: 'shop-eu', kind: 'shopify', secrets: [{ value: 'shpss_screenshot' }], forward_to: ['http://192.168.1.20:3000/webhooks/shopify'] },
+        { name: 'billing-paddle', kind: 'paddle', secrets: [{ value: 'pdl_ntfset_screenshot' }] },
+        { name: 'clerk', kind: 'standard-webhooks', secrets: [{ value: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }], enabled: false },
       ],
     });
     await page.getByRole('heading', { name: 'No events yet' }).waitFor();
     await shoot(page, 'empty-no-events');
 
     await seed();
+    await fetch(`${t.sb.url.control}/api/sendTestEvent`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.sb.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'stripe', event_type: 'invoice.paid' }),
+    });
     const row = page.getByRole('option', { name: /github pull_request\.opened/ });
     await row.waitFor();
     await row.click();
@@ -141,9 +152,26 @@ describe.runIf(wanted && chromiumAvailable() && rendererBuilt())('screenshots', 
     await page.getByRole('listbox', { name: /Events/ }).focus();
     await shoot(page, 'events-replay');
 
+    const narrow = await openPage(browser, { width: 900, height: 860 });
+    await narrow.page.goto(t.sb.url.ui); // a new browser context: it keeps the token from here on
+    await narrow.page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+    await narrow.page.goto(page.url());
+    await narrow.page.getByRole('complementary', { name: /Event \d+/ }).getByText('"Verify webhooks before queueing"').waitFor();
+    await shoot(narrow.page, 'events-900');
+    await narrow.page.getByRole('button', { name: 'Close event detail' }).click();
+    await narrow.page.getByRole('searchbox').fill('acme/storefront');
+    await narrow.page.locator('.snippet-line mark').first().waitFor();
+    await shoot(narrow.page, 'events-search-900');
+
     await page.getByRole('link', { name: 'Providers' }).click();
     await page.getByRole('table', { name: 'Rejections' }).waitFor();
     await shoot(page, 'providers');
+    await page.getByRole('button', { name: 'Details of github' }).click();
+    await shoot(page, 'providers-details');
+    await page.getByRole('button', { name: 'Details of github' }).click();
+    await narrow.page.getByRole('link', { name: 'Providers' }).click();
+    await narrow.page.getByRole('table', { name: 'Rejections' }).waitFor();
+    await shoot(narrow.page, 'providers-900');
     await page.getByRole('button', { name: 'Add provider' }).click();
     await page.getByRole('region', { name: 'Add a provider' }).getByLabel('Name').fill('shopify');
     await page.getByRole('region', { name: 'Add a provider' }).getByLabel('Kind').selectOption('shopify');
@@ -157,7 +185,7 @@ describe.runIf(wanted && chromiumAvailable() && rendererBuilt())('screenshots', 
     await page.getByRole('button', { name: 'Save settings' }).waitFor();
     await shoot(page, 'settings');
 
-    const dark = await openPage(browser, { width: 1440, height: 900, colorScheme: 'dark' });
+    const dark = await openPage(browser, { width: 1280, height: 860, colorScheme: 'dark' });
     await dark.page.goto(t.sb.url.ui);
     await dark.page.getByRole('option', { name: /stripe checkout\.session\.completed/ }).click();
     await dark.page.getByRole('complementary', { name: /Event \d+/ }).getByText('"cs_test_a1B2"').waitFor();

@@ -57,6 +57,8 @@ describe.runIf(run)('test events in the web UI', () => {
 
   it('sends a chosen test event from the Providers screen', async () => {
     await page.getByRole('link', { name: 'Providers' }).click();
+    // Test events are among a provider's details, which open on demand.
+    await page.getByRole('button', { name: 'Details of github' }).click();
     await page.getByLabel('Test event type for github').selectOption('issues.opened');
     await page.getByRole('group', { name: 'Send a test event to github' }).getByRole('button', { name: 'Send test event' }).click();
     await page.getByText(/Sent: #\d+ issues\.opened \(verified\)/).waitFor();

@@ -8,6 +8,7 @@ const view: ProviderView = {
   receive_url: 'http://127.0.0.1:7777/webhooks/stripe',
   public_url: null,
   forward_targets: ['http://localhost:3000/stripe'],
+  forward_problems: [],
 };
 
 describe('provider form', () => {

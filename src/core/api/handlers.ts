@@ -64,7 +64,12 @@ function implement(sb: Services): Implementation {
       const page = await sb.store.listEvents(input);
       // The list marks events whose last replay or forward failed.
       const last = await sb.store.lastReplays(page.items.map((event) => event.id));
-      const events = page.items.map((event) => ({ ...event, last_replay: last.get(event.id) ?? null }));
+      // A search's rows carry an excerpt around the match, computed for this page only.
+      const snippets = input.search ? await sb.store.searchSnippets(page.items.map((event) => event.id), input.search) : new Map<number, string>();
+      const events = page.items.map((event) => {
+        const snippet = snippets.get(event.id);
+        return { ...event, last_replay: last.get(event.id) ?? null, ...(snippet !== undefined ? { snippet } : {}) };
+      });
       return {
         events,
         ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
@@ -186,6 +191,11 @@ function implement(sb: Services): Implementation {
       return { rejections: page.items, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
     },
 
+    async getActivity() {
+      const activity = await sb.store.activity(sb.config.providers.map((provider) => provider.name));
+      return activity;
+    },
+
     async getSettings() {
       return settingsOf(sb);
     },
@@ -239,6 +249,8 @@ function implement(sb: Services): Implementation {
         mcp_json: mcpJsonSnippet(url.mcp, token),
         mcp_sessions: sb.mcpSessionCount,
         data_dir: sb.options.dataDir,
+        mcp_tools: [...sb.mcpToolNames],
+        config_problem: sb.configProblem,
       };
     },
   };
@@ -340,6 +352,7 @@ function providerView(sb: Services, name: string): ProviderView {
           };
   return {
     status,
+    forward_problems: sb.forwardProblems(forwardTargets(config)),
     config: view,
     receive_url: status.path ? `${sb.url.receiver}${status.path}` : null,
     public_url: status.path && publicBase ? new URL(status.path, publicBase).toString() : null,

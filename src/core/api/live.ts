@@ -1,4 +1,4 @@
-import type { LiveMessage } from '../../shared/api.js';
+import type { ConfigProblem, LiveMessage } from '../../shared/api.js';
 import type { EventSummary, Rejection } from '../../shared/events.js';
 import type { ProviderStatus } from '../../shared/providers.js';
 import type { ReplayRecord } from '../store/types.js';
@@ -15,16 +15,19 @@ export function subscribeLive(sb: Services, send: (message: LiveMessage) => void
   const onReplay = (replay: ReplayRecord) => send({ type: 'replay', replay: toWireReplay(replay) });
   const onProviderStatus = (provider: ProviderStatus) => send({ type: 'provider-status', provider });
   const onConfigChanged = () => send({ type: 'config-changed' });
+  const onConfigProblem = (problem: ConfigProblem | null) => send({ type: 'config-problem', problem });
   sb.bus.on('event', onEvent);
   sb.bus.on('rejection', onRejection);
   sb.bus.on('replay', onReplay);
   sb.bus.on('provider-status', onProviderStatus);
   sb.bus.on('config-changed', onConfigChanged);
+  sb.bus.on('config-problem', onConfigProblem);
   return () => {
     sb.bus.off('event', onEvent);
     sb.bus.off('rejection', onRejection);
     sb.bus.off('replay', onReplay);
     sb.bus.off('provider-status', onProviderStatus);
     sb.bus.off('config-changed', onConfigChanged);
+    sb.bus.off('config-problem', onConfigProblem);
   };
 }

@@ -1,4 +1,6 @@
+import type { ForwardProblem } from '../../shared/api.js';
 import type { ProviderConfig } from '../config.js';
+import { checkTargetHost, TargetRefusedError } from './target-guard.js';
 
 /**
  * The URLs a provider forwards every accepted event to, in config order. Forward rules, the
@@ -7,4 +9,27 @@ import type { ProviderConfig } from '../config.js';
  */
 export function forwardTargets(provider: ProviderConfig | undefined): string[] {
   return provider ? [...provider.forward_to] : [];
+}
+
+/**
+ * Forward targets that cannot deliver: refused by the target guard as written, or whose last
+ * attempt got no answer (`lastFailure`, the forward rules' own memory).
+ */
+export function forwardProblems(targets: readonly string[], allowHosts: readonly string[], lastFailure: (target: string) => string | null): ForwardProblem[] {
+  const problems: ForwardProblem[] = [];
+  for (const target of targets) {
+    try {
+      checkTargetHost(new URL(target).hostname, allowHosts);
+    } catch (error) {
+      if (error instanceof TargetRefusedError) {
+        problems.push({ target, problem: 'refused_by_guard', message: `${error.message} — ${error.hint}` });
+        continue;
+      }
+      problems.push({ target, problem: 'refused_by_guard', message: 'not a valid URL' });
+      continue;
+    }
+    const failure = lastFailure(target);
+    if (failure !== null) problems.push({ target, problem: 'not_answering', message: failure });
+  }
+  return problems;
 }

@@ -38,6 +38,8 @@ export interface ForwarderDeps {
 
 export class Forwarder {
   private readonly queues = new Map<string, TargetQueue>();
+  /** Why each target's last forward got no answer (absent once one is delivered): the Providers screen flags it. */
+  private readonly failures = new Map<string, string>();
   private readonly limit: number;
   private closed = false;
 
@@ -55,6 +57,11 @@ export class Forwarder {
     const dropped = [...this.queues.values()].reduce((sum, queue) => sum + queue.eventIds.length, 0);
     if (dropped > 0) this.deps.logger.warn(`forward rules: ${dropped} queued forwards not sent (stopping)`);
     for (const queue of this.queues.values()) queue.eventIds.length = 0;
+  }
+
+  /** Why the last forward to `target` got no answer, or null (delivered, whatever the status, or never tried). */
+  failure(target: string): string | null {
+    return this.failures.get(target) ?? null;
   }
 
   /** Events waiting (not in flight) for one target. */
@@ -111,6 +118,8 @@ export class Forwarder {
       if (failure !== null && !queue.failing) logger.warn(`forwarding to ${target} failed: ${failure}`);
       if (failure === null && queue.failing) logger.info(`forwarding to ${target} works again`);
       queue.failing = failure !== null;
+      if (failure === null) this.failures.delete(target);
+      else this.failures.set(target, failure);
     } catch (error) {
       if (this.closed) return;
       if (isSwitchboardError(error) && error.code === 'not_found') return; // cleared meanwhile

@@ -11,6 +11,8 @@ import { Replays } from './replays.js';
 import { Retention } from './retention.js';
 import type { SearchTuning } from './search.js';
 import type { SqlClient } from './sql-client.js';
+import { readActivity, type ActivityRecord } from './provider-activity.js';
+import { readSearchSnippets } from './search-snippets.js';
 import { TeamNotify } from './team-notify.js';
 import type {
   EventQuery,
@@ -164,6 +166,18 @@ export class EventStore {
 
   importEvents(events: readonly ImportedEvent[]): Promise<number> {
     return this.exports.import(events);
+  }
+
+  /** Per-provider activity and the log's totals, bounded (src/core/store/provider-activity.ts). */
+  async activity(providers: readonly string[]): Promise<ActivityRecord> {
+    await this.ctx.caughtUp();
+    return readActivity(this.ctx.db, providers);
+  }
+
+  /** Excerpts around a search's match for one page of events (src/core/store/search-snippets.ts). */
+  async searchSnippets(ids: readonly number[], search: string): Promise<Map<number, string>> {
+    await this.ctx.caughtUp();
+    return readSearchSnippets(this.ctx.db, ids, search);
   }
 
   /** Waits for queued inserts (and the journal's tail), then closes the database. */

@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import type { ApiOutput, LiveMessage, ProviderView, ServerInfo, Settings } from '../../shared/api';
+import type { ApiOutput, ConfigProblem, LiveMessage, ProviderView, ServerInfo, Settings } from '../../shared/api';
 import type { Client, LiveStatus } from './api/client';
 
 /**
@@ -14,10 +14,17 @@ export interface AppData {
   settings: Settings | null;
   info: ServerInfo | null;
   loadError: string | null;
+  /** The error code of loadError (`unauthorized` when the control token is missing or stale). */
+  loadErrorCode: string | null;
+  /** A hand edit of config.json that was refused; null while the file is valid. */
+  configProblem: ConfigProblem | null;
   refresh(): Promise<void>;
   /** Listens to live messages; also told (with null) when the stream reconnects, to refetch. */
   listen(listener: (message: LiveMessage | null) => void): () => void;
 }
+
+/** How long after a forward result the providers are fetched again (a burst of forwards is one fetch). */
+const FORWARD_REFRESH_MS = 500;
 
 const AppDataContext = createContext<AppData | null>(null);
 
@@ -39,6 +46,8 @@ export function AppDataProvider({ client, children }: { client: Client; children
   const [settings, setSettings] = useState<Settings | null>(null);
   const [info, setInfo] = useState<ServerInfo | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
+  const [loadErrorCode, setLoadErrorCode] = useState<string | null>(null);
+  const [configProblem, setConfigProblem] = useState<ConfigProblem | null>(null);
   const listeners = useRef(new Set<(message: LiveMessage | null) => void>());
 
   const refresh = useCallback(async () => {
@@ -48,18 +57,30 @@ export function AppDataProvider({ client, children }: { client: Client; children
       setSecretStorage(list.secret_storage);
       setSettings(nextSettings);
       setInfo(nextInfo);
+      setConfigProblem(nextInfo.config_problem);
       setLoadError(null);
+      setLoadErrorCode(null);
     } catch (error) {
       setLoadError((error as Error).message);
+      setLoadErrorCode((error as { code?: string }).code ?? null);
     }
   }, [client]);
 
   useEffect(() => {
     void refresh();
     let wasOpen = false;
-    return client.onLive(
+    let forwardRefresh: ReturnType<typeof setTimeout> | undefined;
+    const unsubscribe = client.onLive(
       (message) => {
         if (message.type === 'config-changed') void refresh();
+        if (message.type === 'config-problem') setConfigProblem(message.problem);
+        // A forward rule's result may flag (or clear) its provider's row: look again, once per burst.
+        if (message.type === 'replay' && message.replay.requested_by === 'forward' && !forwardRefresh) {
+          forwardRefresh = setTimeout(() => {
+            forwardRefresh = undefined;
+            void refresh();
+          }, FORWARD_REFRESH_MS);
+        }
         if (message.type === 'provider-status') {
           setProviders((current) => current?.map((view) => (view.status.name === message.provider.name ? { ...view, status: message.provider } : view)) ?? current);
         }
@@ -77,6 +98,10 @@ export function AppDataProvider({ client, children }: { client: Client; children
         }
       },
     );
+    return () => {
+      clearTimeout(forwardRefresh);
+      unsubscribe();
+    };
   }, [client, refresh]);
 
   const listen = useCallback((listener: (message: LiveMessage | null) => void) => {
@@ -87,8 +112,8 @@ export function AppDataProvider({ client, children }: { client: Client; children
   }, []);
 
   const value = useMemo<AppData>(
-    () => ({ client, liveStatus, providers, secretStorage, settings, info, loadError, refresh, listen }),
-    [client, liveStatus, providers, secretStorage, settings, info, loadError, refresh, listen],
+    () => ({ client, liveStatus, providers, secretStorage, settings, info, loadError, loadErrorCode, configProblem, refresh, listen }),
+    [client, liveStatus, providers, secretStorage, settings, info, loadError, loadErrorCode, configProblem, refresh, listen],
   );
   return <AppDataContext.Provider value={value}>{children}</AppDataContext.Provider>;
 }

@@ -2,7 +2,7 @@ import { createContext, useContext } from 'react';
 import type { Screen } from './lib/nav';
 
 /** Moving between screens, optionally with an intent (e.g. open the "add provider" form). */
-export type Intent = 'add-provider' | null;
+export type Intent = 'add-provider' | 'show-rejections' | null;
 export type Navigate = (screen: Screen, intent?: Intent) => void;
 
 export const NavigationContext = createContext<{ navigate: Navigate; intent: Intent; clearIntent: () => void }>({

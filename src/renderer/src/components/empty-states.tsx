@@ -76,7 +76,14 @@ export function EmptyEvents({ providers }: { providers: ProviderView[] }) {
         <>
           <p>Or try it from a terminal now:</p>
           <CopyField label="Try-it command" value={command} />
-          {signed && <p className="muted small">An unsigned request is refused (401) and listed under Providers → Rejections with the reason — try it and see.</p>}
+          {signed &&
+            (webhook.status.secret_status === 'missing' ? (
+              <p className="muted small">
+                {webhook.status.name} has no secret configured yet, so every request is refused (503 secret_not_configured) until it has one — see Providers.
+              </p>
+            ) : (
+              <p className="muted small">An unsigned request is refused (401) and listed under Providers → Rejections with the reason — try it and see.</p>
+            ))}
           {webhook.status.trust_mode === 'token' && <p className="muted small">Set TOKEN to the provider’s token first.</p>}
         </>
       )}

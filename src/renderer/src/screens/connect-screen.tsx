@@ -63,7 +63,7 @@ export function ConnectScreen() {
                   : `${sessions} agent session${sessions === 1 ? '' : 's'} connected.`}
             </p>
             <p className="muted small">
-              Tools: list_webhook_events, get_webhook_event, wait_for_webhook_event, replay_webhook_event, list_providers. switchboard {info.version}.
+              {info.mcp_tools.length} tools: {info.mcp_tools.join(', ')}. switchboard {info.version}.
             </p>
           </section>
         </>

@@ -71,7 +71,7 @@ export function EventDetailPane({
     <aside className="detail-pane" aria-label={`Event ${eventId}`}>
       <header className="detail-header">
         <h2>
-          <span className="muted mono">#{eventId}</span> {event ? (event.event_type ?? 'untyped event') : 'Loading…'}
+          <span className="muted mono">#{eventId}</span> {event ? (event.event_type ?? 'untyped event') : error ? 'Not available' : 'Loading…'}
           {event && <OriginBadge origin={event.origin} />}
         </h2>
         <button type="button" className="icon-button" aria-label="Close event detail" onClick={onClose}>

@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
-import { indexingNote, type LastReplay } from '../../../shared/api';
+import { indexingNote, type EventListItem, type LastReplay } from '../../../shared/api';
 import type { EventSummary, TrustMode } from '../../../shared/events';
 import { replayFailed, TRUST_MODES } from '../../../shared/events';
 import { useAppData } from '../app-data';
@@ -14,9 +14,20 @@ import { EventLog } from '../lib/event-log';
 import { filtersToQuery, hasFilters, matchesFilters, NO_FILTERS, viewFromParams, viewToParams, type EventFilters } from '../lib/filters';
 import { paramsFromHash, replaceView, screenFromHash } from '../lib/nav';
 import { formatListTime, msUntilTomorrow } from '../lib/time';
+import { formatCount, useActivity } from '../lib/activity';
+import { useNavigate } from '../navigation';
 import { EventDetailPane } from './event-detail';
 
 export const ROW_HEIGHT_PX = 34;
+/**
+ * Below this list width (the detail pane open at 1280 px, or any narrow window) a row is two
+ * lines: the type with its badges and the trust on the first, time, provider, replay mark, size
+ * and id on the second — so nothing is cut off (issue #26.6).
+ */
+export const TWO_LINE_BELOW_PX = 760;
+export const TWO_LINE_ROW_HEIGHT_PX = 48;
+/** With a search, every row has a third line: the excerpt around the match. */
+export const SNIPPET_ROW_HEIGHT_PX = 66;
 /** The first page is small so the list shows fast; later pages are larger for fast scrolling. */
 const FIRST_PAGE_SIZE = 200;
 const PAGE_SIZE = 500;
@@ -38,7 +49,7 @@ export function EventsScreen() {
   const log = useMemo(() => new EventLog(), []);
   useSyncExternalStore(log.subscribe, log.getVersion);
   const [initial] = useState(() => viewFromParams(paramsFromHash(window.location.hash)));
-  const [filters, setFilters] = useState<EventFilters>(initial.filters);
+  const [filters, setFilters] = useState<EventFilters>(() => (searchable(initial.filters.search.trim()) ? initial.filters : { ...initial.filters, search: '' }));
   const [searchText, setSearchText] = useState(initial.filters.search);
   const [typeText, setTypeText] = useState(initial.filters.event_type);
   const [cursorId, setCursorId] = useState<number | null>(initial.eventId);
@@ -48,6 +59,8 @@ export function EventsScreen() {
   /** An event whose replay was asked for with `r`; the replay panel sends it once loaded. */
   const [pendingReplay, setPendingReplay] = useState<number | null>(null);
   const listRef = useRef<HTMLDivElement>(null);
+  const paneRef = useRef<HTMLElement>(null);
+  const twoLine = useNarrowerThan(paneRef, TWO_LINE_BELOW_PX);
   const searchRef = useRef<HTMLInputElement>(null);
   const generation = useRef(0);
   const loading = useRef(false);
@@ -80,9 +93,12 @@ export function EventsScreen() {
     void loadMore();
   }, [filters, log, loadMore]);
 
-  // The search and type boxes filter after a pause in typing, not on every key.
+  // The search and type boxes filter after a pause in typing, not on every key. A search the
+  // server would refuse (no 3 letters or digits in a row) is not sent: the box says why, once.
+  const searchProblem = searchText.trim() !== '' && !searchable(searchText.trim()) ? 'A search needs 3 letters or digits in a row (a word or an id).' : null;
   useEffect(() => {
-    const timer = setTimeout(() => setFilters((current) => (current.search === searchText ? current : { ...current, search: searchText })), SEARCH_DEBOUNCE_MS);
+    const wanted = searchable(searchText.trim()) ? searchText : '';
+    const timer = setTimeout(() => setFilters((current) => (current.search === wanted ? current : { ...current, search: wanted })), SEARCH_DEBOUNCE_MS);
     return () => clearTimeout(timer);
   }, [searchText]);
   useEffect(() => {
@@ -104,6 +120,7 @@ export function EventsScreen() {
       setTypeText(view.filters.event_type);
       setOpenId(view.eventId);
       if (view.eventId !== null) setCursorId(view.eventId);
+      scrollPending.current = view.eventId;
     };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
@@ -178,7 +195,16 @@ export function EventsScreen() {
 
   // The list calls back when its last rendered row nears the end of what is loaded.
   const onNearEnd = useCallback(() => void loadMore(), [loadMore]);
-  const scrollToIndex = useRef<(index: number) => void>(() => undefined);
+  const scrollToIndex = useRef<(index: number, align?: 'auto' | 'center') => void>(() => undefined);
+  // An event opened by its address (a link, a reload, Back) is scrolled to once its row is loaded.
+  const scrollPending = useRef<number | null>(initial.eventId);
+  useEffect(() => {
+    if (scrollPending.current === null) return;
+    const index = log.indexOf(scrollPending.current);
+    if (index < 0) return;
+    scrollPending.current = null;
+    scrollToIndex.current(index, 'center');
+  }, [log, log.version]);
   const pick = useCallback((id: number) => {
     setCursorId(id);
     setOpenId(id);
@@ -248,10 +274,13 @@ export function EventsScreen() {
   const filtered = hasFilters({ ...filters, search: searchText, event_type: typeText });
   // A search that reads on page by page (each answer is one time slice) is not empty until done.
   const empty = firstPageLoaded && log.length === 0 && log.complete;
+  const searching = filters.search.trim() !== '';
+  const { activity } = useActivity({ client, listen });
+  const navigate = useNavigate();
 
   return (
     <div className={`events-screen${openId !== null ? ' with-detail' : ''}`}>
-      <section className="events-list-pane" aria-label="Events">
+      <section ref={paneRef} className={`events-list-pane${twoLine || searching ? ' two-line' : ''}${searching ? ' with-snippets' : ''}`} aria-label="Events">
         <form className="filters" role="search" aria-label="Filter events" onSubmit={(event) => event.preventDefault()}>
           <label className="field search-field">
             <span className="visually-hidden">Search payloads</span>
@@ -262,7 +291,14 @@ export function EventsScreen() {
               value={searchText}
               onChange={(event) => setSearchText(event.target.value)}
               aria-keyshortcuts="/"
+              aria-invalid={searchProblem !== null}
+              aria-describedby={searchProblem ? 'search-problem' : undefined}
             />
+            {searchProblem && (
+              <span id="search-problem" className="field-error small">
+                {searchProblem}
+              </span>
+            )}
           </label>
           <label className="field">
             <span className="visually-hidden">Provider</span>
@@ -273,6 +309,8 @@ export function EventsScreen() {
                   {name}
                 </option>
               ))}
+              {/* A filter from an address or a removed provider: still shown, and said so. */}
+              {filters.provider !== '' && providers !== null && !providerNames.includes(filters.provider) && <option value={filters.provider}>{filters.provider} (not configured)</option>}
             </select>
           </label>
           <label className="field">
@@ -337,7 +375,7 @@ export function EventsScreen() {
           </div>
         )}
 
-        <div className="event-row event-header" aria-hidden="true" hidden={empty}>
+        <div className="event-row event-header" aria-hidden="true" hidden={empty || twoLine || searching}>
           <span>Received</span>
           <span>Provider</span>
           <span>Type</span>
@@ -349,6 +387,8 @@ export function EventsScreen() {
         <EventList
           log={log}
           version={log.version}
+          rowHeight={searching ? SNIPPET_ROW_HEIGHT_PX : twoLine ? TWO_LINE_ROW_HEIGHT_PX : ROW_HEIGHT_PX}
+          search={searching ? filters.search.trim() : ''}
           listRef={listRef}
           pendingShift={pendingShift}
           scrollToIndex={scrollToIndex}
@@ -360,9 +400,23 @@ export function EventsScreen() {
           onPick={pick}
           onNearEnd={onNearEnd}
         />
-        <p className="list-footer muted" aria-live="polite">
-          {log.length.toLocaleString()} event{log.length === 1 ? '' : 's'} loaded{log.complete ? '' : ' (scroll for more)'} · j/k move · Enter open · r replay · / search
-        </p>
+        <div className="list-footer muted">
+          <span aria-live="polite">
+            {log.length.toLocaleString()} event{log.length === 1 ? '' : 's'} loaded{log.complete ? '' : ' (scroll for more)'}
+            {activity && (
+              <span title="estimated from the range of event ids; the log is never counted row by row">
+                {' '}
+                · about {activity.events_estimate.toLocaleString()} stored (estimate)
+              </span>
+            )}
+          </span>
+          {activity && activity.rejections > 0 && (
+            <button type="button" className="count-button bad small" onClick={() => navigate('providers', 'show-rejections')} title="Deliveries that failed verification, with a diagnosis of each">
+              {formatCount(activity.rejections, activity.count_cap)} rejection{activity.rejections === 1 ? '' : 's'}
+            </button>
+          )}
+          <span className="keys"> j/k move · Enter open · r replay · / search</span>
+        </div>
       </section>
       {openId !== null && <EventDetailPane key={openId} eventId={openId} pendingReplay={pendingReplay === openId} onReplayStarted={() => setPendingReplay(null)} onClose={() => setOpenId(null)} />}
     </div>
@@ -376,6 +430,8 @@ export function EventsScreen() {
 function EventList({
   log,
   version,
+  rowHeight,
+  search,
   listRef,
   pendingShift,
   scrollToIndex,
@@ -389,9 +445,12 @@ function EventList({
 }: {
   log: EventLog;
   version: number;
+  rowHeight: number;
+  /** The active search, to mark in each row's excerpt ('' for none). */
+  search: string;
   listRef: RefObject<HTMLDivElement | null>;
   pendingShift: RefObject<number>;
-  scrollToIndex: RefObject<(index: number) => void>;
+  scrollToIndex: RefObject<(index: number, align?: 'auto' | 'center') => void>;
   cursorId: number | null;
   openId: number | null;
   /** The local date, so rows re-render (with their date) after midnight. */
@@ -409,20 +468,41 @@ function EventList({
   const virtualizer = useVirtualizer({
     count,
     getScrollElement,
-    estimateSize: () => ROW_HEIGHT_PX,
+    estimateSize: () => rowHeight,
     overscan: 12,
     getItemKey,
     // flushSync on every scroll event forces a synchronous render per event; batching is smoother.
     useFlushSync: false,
   });
-  scrollToIndex.current = (index) => virtualizer.scrollToIndex(index, { align: 'auto' });
+  // Every row's size changes at once when the list switches between one and two lines.
+  useLayoutEffect(() => virtualizer.measure(), [rowHeight, virtualizer]);
+  scrollToIndex.current = (index, align = 'auto') => virtualizer.scrollToIndex(index, { align });
   const items = virtualizer.getVirtualItems();
 
   // Keep the rows in view still while new ones arrive above them (unless at the very top).
+  // While scrolled down, what arrived above is counted in a hint that takes you up to it.
+  const [newAbove, setNewAbove] = useState(0);
   useLayoutEffect(() => {
-    if (pendingShift.current > 0 && listRef.current) listRef.current.scrollTop += pendingShift.current * ROW_HEIGHT_PX;
+    if (pendingShift.current > 0 && listRef.current) {
+      listRef.current.scrollTop += pendingShift.current * rowHeight;
+      const arrived = pendingShift.current;
+      setNewAbove((count) => count + arrived);
+    }
     pendingShift.current = 0;
-  }, [version, listRef, pendingShift]);
+  }, [version, listRef, pendingShift, rowHeight]);
+  useEffect(() => {
+    const list = listRef.current;
+    if (!list) return;
+    const onScroll = () => {
+      if (list.scrollTop < rowHeight / 2) setNewAbove(0);
+    };
+    list.addEventListener('scroll', onScroll, { passive: true });
+    return () => list.removeEventListener('scroll', onScroll);
+  }, [listRef, rowHeight]);
+  // A new filter empties the list: nothing is above any more.
+  useEffect(() => {
+    if (log.length === 0) setNewAbove(0);
+  }, [log, version]);
 
   const lastIndex = items.at(-1)?.index ?? 0;
   useEffect(() => {
@@ -432,6 +512,12 @@ function EventList({
   const cursorIndex = cursorId === null ? -1 : log.indexOf(cursorId);
   const setSize = log.complete ? log.length : -1;
   return (
+    <div className="event-list-frame" hidden={hidden}>
+      {newAbove > 0 && (
+        <button type="button" className="new-events-hint" onClick={() => listRef.current?.scrollTo({ top: 0 })}>
+          ↑ {newAbove.toLocaleString()} new event{newAbove === 1 ? '' : 's'}
+        </button>
+      )}
     <div
       ref={listRef}
       className="event-list"
@@ -448,7 +534,9 @@ function EventList({
             return (
               <div key={item.key} className="event-row loading-row" style={{ transform: `translateY(${item.start}px)` }} role="presentation">
                 {loadError
-                  ? 'Could not load more.'
+                  ? log.length > 0
+                    ? 'Could not load more.'
+                    : ''
                   : log.searchedBackTo
                     ? `Searching older events… (searched back to ${formatListTime(log.searchedBackTo)}${log.indexProgress ? `; ${indexingNote(log.indexProgress)}` : ''})`
                     : 'Loading…'}
@@ -466,11 +554,14 @@ function EventList({
               isOpen={event.id === openId}
               lastReplay={log.lastReplay(event.id)}
               today={today}
+              snippet={search ? ((event as EventListItem).snippet ?? null) : null}
+              search={search}
               onPick={onPick}
             />
           );
         })}
       </div>
+    </div>
     </div>
   );
 }
@@ -483,6 +574,8 @@ export const EventRow = memo(function EventRow({
   isCursor,
   isOpen,
   lastReplay,
+  snippet = null,
+  search = '',
   onPick,
 }: {
   event: EventSummary;
@@ -493,6 +586,8 @@ export const EventRow = memo(function EventRow({
   isOpen: boolean;
   lastReplay: LastReplay | null;
   today: string;
+  snippet?: string | null;
+  search?: string;
   onPick: (id: number) => void;
 }) {
   const failed = lastReplay !== null && replayFailed(lastReplay) ? lastReplay : null;
@@ -511,20 +606,66 @@ export const EventRow = memo(function EventRow({
       <span className="mono time" title={event.received_at}>
         {formatListTime(event.received_at)}
       </span>
-      <span className="provider">{event.provider}</span>
+      <span className="provider" title={event.provider}>
+        {event.provider}
+      </span>
+      {/* The type gives way (ellipsis, full text in the tooltip); its badges never do. */}
       <span className="type">
-        {event.event_type ?? <span className="muted">—</span>}
+        <span className="type-text" title={event.event_type ?? undefined}>
+          {event.event_type ?? <span className="muted">—</span>}
+        </span>
         <OriginBadge origin={event.origin} />
       </span>
-      <span>
+      <span className="trust">
         <EventTrustBadge event={event} compact />
       </span>
-      <span>{failed && <ReplayFailedMark replay={failed} />}</span>
-      <span className="num mono">{formatBytes(event.payload_size)}</span>
-      <span className="num mono muted">#{event.id}</span>
+      <span className="replay">{failed && <ReplayFailedMark replay={failed} />}</span>
+      <span className="num mono size">{formatBytes(event.payload_size)}</span>
+      <span className="num mono muted id">#{event.id}</span>
+      {search !== '' && (
+        <span className="snippet-line mono small">{snippet === null ? <span className="muted">matched in the event type</span> : <Marked text={snippet} search={search} />}</span>
+      )}
     </div>
   );
 });
+
+/** The excerpt with the search's matches marked (ASCII case-insensitively, like the search). */
+function Marked({ text, search }: { text: string; search: string }) {
+  const lower = (value: string) => value.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+  const haystack = lower(text);
+  const needle = lower(search);
+  const parts: (string | { mark: string })[] = [];
+  let from = 0;
+  for (let at = haystack.indexOf(needle); needle !== '' && at >= 0; at = haystack.indexOf(needle, at + needle.length)) {
+    if (at > from) parts.push(text.slice(from, at));
+    parts.push({ mark: text.slice(at, at + needle.length) });
+    from = at + needle.length;
+  }
+  if (from < text.length) parts.push(text.slice(from));
+  return <>{parts.map((part, i) => (typeof part === 'string' ? part : <mark key={i}>{part.mark}</mark>))}</>;
+}
+
+/** What the server searches for: 3 letters or digits in a row, of the text's escaped bytes (EventStore searchPatterns). */
+function searchable(search: string): boolean {
+  let escaped = '';
+  for (const byte of new TextEncoder().encode(search)) escaped += byte >= 0x80 || byte === 0 ? `\\${byte.toString(8).padStart(3, '0')}` : String.fromCharCode(byte);
+  return /[a-z0-9]{3}/i.test(escaped);
+}
+
+/** Whether an element is narrower than `px`, followed as it resizes (the detail pane opening, a window resized). */
+function useNarrowerThan(ref: RefObject<HTMLElement | null>, px: number): boolean {
+  const [narrow, setNarrow] = useState(false);
+  useLayoutEffect(() => {
+    const element = ref.current;
+    if (!element || typeof ResizeObserver === 'undefined') return;
+    const check = () => setNarrow(element.getBoundingClientRect().width < px);
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [ref, px]);
+  return narrow;
+}
 
 /** The list's mark for an event whose last replay or forward failed; never colour alone. */
 function ReplayFailedMark({ replay }: { replay: LastReplay }) {

@@ -1,5 +1,5 @@
-import { useEffect, useId, useState } from 'react';
-import { type ProviderView } from '../../../shared/api';
+import { forwardRef, useCallback, useEffect, useId, useRef, useState } from 'react';
+import { type Activity, type ProviderView } from '../../../shared/api';
 import { PROVIDER_KINDS, QUEUE_KINDS, SIGNED_KINDS, TOKEN_KINDS } from '../../../shared/providers';
 import type { Rejection } from '../../../shared/events';
 import { useAppData } from '../app-data';
@@ -17,21 +17,34 @@ import {
   type ProviderForm,
   type SecretRow,
 } from '../lib/provider-form';
-import { formatTime } from '../lib/time';
+import { formatAgo, formatTime } from '../lib/time';
+import { formatCount, useActivity } from '../lib/activity';
 import { useIntent } from '../navigation';
 import { SendTestEvent } from '../components/send-test-event';
 
 export function ProvidersScreen() {
-  const { providers, loadError } = useAppData();
+  const { client, providers, loadError, listen } = useAppData();
   const [intent, clearIntent] = useIntent();
   const [editing, setEditing] = useState<{ mode: 'add' } | { mode: 'edit'; view: ProviderView } | null>(null);
+  const [rejectionsOf, setRejectionsOf] = useState('');
+  const rejectionsRef = useRef<HTMLElement>(null);
+  const { activity } = useActivity({ client, listen });
 
   useEffect(() => {
     if (intent === 'add-provider') {
       setEditing({ mode: 'add' });
       clearIntent();
+    } else if (intent === 'show-rejections') {
+      setRejectionsOf('');
+      rejectionsRef.current?.scrollIntoView({ block: 'start' });
+      clearIntent();
     }
   }, [intent, clearIntent]);
+
+  const showRejections = useCallback((provider: string) => {
+    setRejectionsOf(provider);
+    rejectionsRef.current?.scrollIntoView({ block: 'start' });
+  }, []);
 
   return (
     <div className="page providers-screen">
@@ -58,23 +71,85 @@ export function ProvidersScreen() {
           </p>
         </div>
       )}
+      {providers && providers.length > 0 && (
+        <div className="provider-list-head" aria-hidden="true">
+          <span>Provider</span>
+          <span>Status</span>
+          <span>Last delivery</span>
+          <span className="num">Events</span>
+          <span className="num">Rejections</span>
+          <span />
+        </div>
+      )}
       <ul className="provider-list" aria-label="Providers">
         {providers?.map((view) => (
-          <ProviderCard key={view.status.name} view={view} onEdit={() => setEditing({ mode: 'edit', view })} />
+          <ProviderRow
+            key={view.status.name}
+            view={view}
+            activity={activity?.providers.find((row) => row.provider === view.status.name) ?? null}
+            cap={activity?.count_cap ?? Infinity}
+            onEdit={() => setEditing({ mode: 'edit', view })}
+            onShowRejections={() => showRejections(view.status.name)}
+          />
         ))}
       </ul>
-      <RejectionsSection />
+      <RejectionsSection ref={rejectionsRef} provider={rejectionsOf} onProvider={setRejectionsOf} />
     </div>
   );
 }
 
-function ProviderCard({ view, onEdit }: { view: ProviderView; onEdit: () => void }) {
+/** What a provider's status chip says: a missing secret or a failing forward rule is never "listening" in green. */
+function statusOf(view: ProviderView): { text: string; tone: 'good' | 'warn' | 'bad' | 'off'; title?: string } {
+  const { status } = view;
+  if (!status.enabled) return { text: 'disabled', tone: 'off' };
+  if (status.secret_status === 'missing') {
+    return { text: status.family === 'queue' ? 'no Redis URL' : 'secret missing', tone: 'bad', title: status.last_error ?? 'deliveries are refused (503) until a secret is configured' };
+  }
+  if (status.status === 'error') return { text: 'error', tone: 'bad', ...(status.last_error ? { title: status.last_error } : {}) };
+  if (status.status === 'connecting') return { text: 'connecting', tone: 'warn' };
+  if (view.forward_problems.length > 0) return { text: 'forward failing', tone: 'warn', title: view.forward_problems.map((problem) => `${problem.target}: ${problem.message}`).join('\n') };
+  return { text: status.status, tone: 'good' };
+}
+
+/** What secures a provider, in words; never a secret. */
+function secretLine(view: ProviderView): string {
+  const { status, config } = view;
+  if (status.secret_status === 'none-by-design') return 'No secret: open providers accept any request.';
+  if (status.secret_status === 'missing') {
+    return status.family === 'queue' ? 'Redis URL missing — set it, or the provider cannot connect.' : 'Secret missing — deliveries are refused (503) until one is configured.';
+  }
+  if (config.public_key) return `Public key: ${config.public_key.slice(0, 12)}… (Ed25519; Discord signs with its private half)`;
+  const sources = [...config.secrets, ...(config.url ? [config.url] : [])].map(describeSecret);
+  return sources.length > 0 ? `${status.family === 'queue' ? 'Redis URL' : 'Secret'}: ${sources.join('; ')}` : 'No secret configured.';
+}
+
+/**
+ * One provider, one row: name, kind, trust, status, last delivery, counts and its switch; the
+ * details (receive URLs, secret, forward rules, test events, edit/remove) open on demand, in
+ * sections so more can be added without making every row taller.
+ */
+function ProviderRow({
+  view,
+  activity,
+  cap,
+  onEdit,
+  onShowRejections,
+}: {
+  view: ProviderView;
+  activity: Activity['providers'][number] | null;
+  cap: number;
+  onEdit: () => void;
+  onShowRejections: () => void;
+}) {
   const { client, settings } = useAppData();
   const [busy, setBusy] = useState(false);
+  const [open, setOpen] = useState(false);
   const [confirmRemove, setConfirmRemove] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const { status, config } = view;
   const headingId = useId();
+  const detailsId = useId();
+  const shown = statusOf(view);
 
   const act = async (action: () => Promise<unknown>) => {
     setBusy(true);
@@ -89,89 +164,124 @@ function ProviderCard({ view, onEdit }: { view: ProviderView; onEdit: () => void
   };
 
   return (
-    <li className={`provider-card${status.enabled ? '' : ' disabled'}`} aria-labelledby={headingId}>
-      <header className="provider-card-head">
-        <h2 id={headingId}>{status.name}</h2>
-        <span className="kind-tag">{status.kind}</span>
-        <TrustBadge mode={status.trust_mode} />
-        <span className={`run-status run-${status.status}`}>{status.status}</span>
-        <span className="spacer" />
-        <button
-          type="button"
-          role="switch"
-          aria-checked={status.enabled}
-          aria-label={`Enable ${status.name}`}
-          className="switch"
-          disabled={busy}
-          onClick={() => void act(() => client.setProviderEnabled({ name: status.name, enabled: !status.enabled }))}
-        >
-          <span className="switch-knob" aria-hidden="true" />
-          <span className="switch-text">{status.enabled ? 'Enabled' : 'Disabled'}</span>
-        </button>
-      </header>
-      {status.last_error && (
+    <li className={`provider-card${status.enabled ? '' : ' disabled'}${open ? ' open' : ''}`} aria-labelledby={headingId}>
+      <div className="provider-row">
+        <span className="provider-name">
+          <h2 id={headingId} title={status.name}>
+            {status.name}
+          </h2>
+          <TrustBadge mode={status.trust_mode} compact />
+          <span className="kind-tag" title={`kind: ${status.kind}`}>
+            {status.kind}
+          </span>
+        </span>
+        <span>
+          <span className={`run-status tone-${shown.tone}`} title={shown.title}>
+            {shown.text}
+          </span>
+        </span>
+        <span className="muted small" title={activity?.last_event_at ?? undefined}>
+          {activity === null ? '' : activity.last_event_at ? formatAgo(activity.last_event_at) : 'never'}
+        </span>
+        <span className="num mono" aria-label={`${status.name} events`}>
+          {activity ? formatCount(activity.events, cap) : ''}
+        </span>
+        <span className="num">
+          {activity && activity.rejections > 0 ? (
+            <button type="button" className="count-button bad" onClick={onShowRejections} aria-label={`${formatCount(activity.rejections, cap)} rejections of ${status.name}`} title={activity.last_rejection_at ? `last ${formatAgo(activity.last_rejection_at)}` : undefined}>
+              {formatCount(activity.rejections, cap)}
+            </button>
+          ) : (
+            <span className="muted mono">{activity ? '0' : ''}</span>
+          )}
+        </span>
+        <span className="provider-row-actions">
+          <button
+            type="button"
+            role="switch"
+            aria-checked={status.enabled}
+            aria-label={`Enable ${status.name}`}
+            className="switch"
+            disabled={busy}
+            onClick={() => void act(() => client.setProviderEnabled({ name: status.name, enabled: !status.enabled }))}
+          >
+            <span className="switch-knob" aria-hidden="true" />
+            <span className="switch-text">{status.enabled ? 'Enabled' : 'Disabled'}</span>
+          </button>
+          <button type="button" className="quiet-button" aria-expanded={open} aria-controls={detailsId} aria-label={`Details of ${status.name}`} onClick={() => setOpen(!open)}>
+            {open ? 'Hide' : 'Details'}
+          </button>
+        </span>
+      </div>
+      {(status.secret_status === 'missing' || status.status === 'error') && status.last_error && (
         <p className="error-banner small" role="status">
           {status.last_error}
         </p>
       )}
-      <div className="provider-card-body">
-        {view.receive_url && <CopyField label={`${status.name} local receive URL`} value={view.receive_url} />}
-        {view.public_url && <CopyField label={`${status.name} public receive URL`} value={view.public_url} />}
-        {view.receive_url && !view.public_url && (
-          <p className="muted small">No public URL: set your tunnel’s address as the receiver public URL in Settings to see it here.</p>
-        )}
-        {status.channel && (
-          <p>
-            <span className="muted">{status.kind === 'redis-stream' ? 'Stream' : 'Channels'}:</span> <code>{status.channel}</code>
-            {status.kind === 'redis-pubsub' && <span className="muted small"> · pub/sub is at-most-once: messages published while disconnected are lost</span>}
-          </p>
-        )}
-        <p className={status.secret_status === 'missing' ? 'secret-missing' : 'muted'}>
-          {status.secret_status === 'none-by-design'
-            ? 'No secret: open providers accept any request.'
-            : status.secret_status === 'missing'
-              ? status.family === 'queue'
-                ? 'Redis URL missing — set it, or the provider cannot connect.'
-                : 'Secret missing — deliveries are refused (503) until one is configured.'
-              : `Secret: ${[...config.secrets, ...(config.url ? [config.url] : [])].map(describeSecret).join('; ')}`}
+      {view.forward_problems.map((problem) => (
+        <p key={problem.target} className="warning-banner small forward-problem" role="status">
+          <strong>Forward to {problem.target}</strong> {problem.problem === 'refused_by_guard' ? 'is refused by the replay guard' : 'got no answer'}: {problem.message}
         </p>
-        {config.forward_to.length > 0 && (
-          <p>
-            <span className="muted">Forwards every event to</span>{' '}
-            {config.forward_to.map((url) => (
-              <code key={url} className="forward-url">
-                {url}
-              </code>
-            ))}
-          </p>
-        )}
-        {config.forward_to.length === 0 && settings?.replay.default_target && <p className="muted small">No forward rule: replays go to the default target on demand.</p>}
-        {status.enabled && <SendTestEvent provider={status.name} />}
-      </div>
+      ))}
       {error && (
         <p role="alert" className="error-banner">
           {error}
         </p>
       )}
-      <footer className="provider-card-actions">
-        <button type="button" className="quiet-button" onClick={onEdit} aria-label={`Edit ${status.name}`}>
-          Edit
-        </button>
-        {confirmRemove ? (
-          <>
-            <button type="button" className="danger-button" disabled={busy} onClick={() => void act(() => client.removeProvider({ name: status.name }))}>
-              Remove {status.name} for good
-            </button>
-            <button type="button" className="quiet-button" onClick={() => setConfirmRemove(false)}>
-              Keep it
-            </button>
-          </>
-        ) : (
-          <button type="button" className="quiet-button" onClick={() => setConfirmRemove(true)} aria-label={`Remove ${status.name}`}>
-            Remove
-          </button>
+      <div id={detailsId} className="provider-details" hidden={!open}>
+        <section className="provider-section" aria-label={`${status.name} receiving`}>
+          {view.receive_url && <CopyField label={`${status.name} local receive URL`} value={view.receive_url} />}
+          {view.public_url && <CopyField label={`${status.name} public receive URL`} value={view.public_url} />}
+          {view.receive_url && !view.public_url && (
+            <p className="muted small">No public URL: set your tunnel’s address as the receiver public URL in Settings to see it here.</p>
+          )}
+          {status.channel && (
+            <p>
+              <span className="muted">{status.kind === 'redis-stream' ? 'Stream' : 'Channels'}:</span> <code>{status.channel}</code>
+              {status.kind === 'redis-pubsub' && <span className="muted small"> · pub/sub is at-most-once: messages published while disconnected are lost</span>}
+            </p>
+          )}
+          <p className={status.secret_status === 'missing' ? 'secret-missing' : 'muted'}>{secretLine(view)}</p>
+        </section>
+        <section className="provider-section" aria-label={`${status.name} forwarding`}>
+          {config.forward_to.length > 0 ? (
+            <p>
+              <span className="muted">Forwards every event to</span>{' '}
+              {config.forward_to.map((url) => (
+                <code key={url} className="forward-url">
+                  {url}
+                </code>
+              ))}
+            </p>
+          ) : (
+            settings?.replay.default_target && <p className="muted small">No forward rule: replays go to the default target on demand.</p>
+          )}
+        </section>
+        {status.enabled && (
+          <section className="provider-section" aria-label={`${status.name} test events`}>
+            <SendTestEvent provider={status.name} />
+          </section>
         )}
-      </footer>
+        <footer className="provider-card-actions">
+          <button type="button" className="quiet-button" onClick={onEdit} aria-label={`Edit ${status.name}`}>
+            Edit
+          </button>
+          {confirmRemove ? (
+            <>
+              <button type="button" className="danger-button" disabled={busy} onClick={() => void act(() => client.removeProvider({ name: status.name }))}>
+                Remove {status.name} for good
+              </button>
+              <button type="button" className="quiet-button" onClick={() => setConfirmRemove(false)}>
+                Keep it
+              </button>
+            </>
+          ) : (
+            <button type="button" className="quiet-button" onClick={() => setConfirmRemove(true)} aria-label={`Remove ${status.name}`}>
+              Remove
+            </button>
+          )}
+        </footer>
+      </div>
     </li>
   );
 }
@@ -393,9 +503,9 @@ function SecretRowEditor({
 
 const REJECTIONS_PAGE = 100;
 
-function RejectionsSection() {
+const RejectionsSection = forwardRef<HTMLElement, { provider: string; onProvider: (provider: string) => void }>(function RejectionsSection({ provider, onProvider }, ref) {
   const { client, providers, listen } = useAppData();
-  const [provider, setProvider] = useState('');
+  const setProvider = onProvider;
   const [rejections, setRejections] = useState<Rejection[]>([]);
   const [error, setError] = useState<string | null>(null);
 
@@ -419,7 +529,7 @@ function RejectionsSection() {
   }, [client, listen, provider]);
 
   return (
-    <section className="rejections" aria-labelledby="rejections-heading">
+    <section ref={ref} className="rejections" aria-labelledby="rejections-heading">
       <header className="section-head">
         <h2 id="rejections-heading">Rejections</h2>
         <select aria-label="Rejections of provider" value={provider} onChange={(event) => setProvider(event.target.value)}>
@@ -429,6 +539,7 @@ function RejectionsSection() {
               {view.status.name}
             </option>
           ))}
+          {provider && !providers?.some((view) => view.status.name === provider) && <option value={provider}>{provider} (not configured)</option>}
         </select>
       </header>
       <p className="muted small">Deliveries that failed verification. Bodies are never kept — only their size and SHA-256 — with a diagnosis of the likely cause.</p>
@@ -469,4 +580,4 @@ function RejectionsSection() {
       )}
     </section>
   );
-}
+});

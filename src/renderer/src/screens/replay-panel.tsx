@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { replayFailed, type EventDetail, type Replay } from '../../../shared/events';
 import { useAppData } from '../app-data';
 import { BodyView } from '../components/body-view';
@@ -14,6 +14,54 @@ import { HeaderTable } from '../components/header-table';
  * optional edited payload and headers, send, what was sent and what came back, and the history
  * of this event's replays. `r` sends with these settings, so the target is on screen before it goes.
  */
+
+/**
+ * JSON indented by two spaces, or null when the text is not JSON (form bodies, XML, text). Only
+ * whitespace between tokens changes: every value keeps its exact spelling (a 20-digit id, 1.0,
+ * a \u escape), which JSON.parse and JSON.stringify would not keep.
+ */
+export function prettyJson(text: string): string | null {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return null;
+  try {
+    JSON.parse(trimmed);
+  } catch {
+    return null;
+  }
+  let out = '';
+  let depth = 0;
+  const newline = () => `\n${'  '.repeat(depth)}`;
+  for (let i = 0; i < trimmed.length; i++) {
+    const ch = trimmed[i]!;
+    if (ch === '"') {
+      let end = i + 1;
+      while (trimmed[end] !== '"') end += trimmed[end] === '\\' ? 2 : 1;
+      out += trimmed.slice(i, end + 1);
+      i = end;
+    } else if (ch === '{' || ch === '[') {
+      const close = ch === '{' ? '}' : ']';
+      let next = i + 1;
+      while (/\s/.test(trimmed[next]!)) next++;
+      if (trimmed[next] === close) {
+        out += ch + close;
+        i = next;
+      } else {
+        depth++;
+        out += ch + newline();
+      }
+    } else if (ch === '}' || ch === ']') {
+      depth--;
+      out += newline() + ch;
+    } else if (ch === ',') {
+      out += `,${newline()}`;
+    } else if (ch === ':') {
+      out += ': ';
+    } else if (!/\s/.test(ch)) {
+      out += ch;
+    }
+  }
+  return out;
+}
 
 /** Header names that carry a provider signature (the core refuses them with re-sign on). */
 const SIGNATURE_HEADER = /signature|^x-hub-signature|hmac|^webhook-id$|^webhook-timestamp$/i;
@@ -35,7 +83,9 @@ export function ReplayPanel({
   const [target, setTarget] = useState(choice?.url ?? '');
   const [resign, setResign] = useState(settings?.replay.resign ?? true);
   const [editing, setEditing] = useState(false);
-  const [payload, setPayload] = useState(event.payload);
+  // The editor shows JSON pretty-printed; left as shown, the stored bytes are sent unchanged.
+  const shownPayload = useMemo(() => (event.payload_encoding === 'utf8' ? prettyJson(event.payload) : null) ?? event.payload, [event.payload, event.payload_encoding]);
+  const [payload, setPayload] = useState(shownPayload);
   const [headerText, setHeaderText] = useState('');
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<{ code: string; message: string; hint?: string } | null>(null);
@@ -63,7 +113,7 @@ export function ReplayPanel({
         id: event.id,
         ...(target.trim() ? { target_url: target.trim() } : {}),
         resign: canResign && resign,
-        ...(editing && canEditPayload && payload !== event.payload ? { payload } : {}),
+        ...(editing && canEditPayload && payload !== shownPayload && payload !== event.payload ? { payload } : {}),
         ...(Object.keys(headerParse.headers).length > 0 ? { headers: headerParse.headers } : {}),
       });
       onReplayed(replay);
@@ -149,7 +199,10 @@ export function ReplayPanel({
             {canEditPayload ? (
               <label className="field wide">
                 <span>Payload</span>
-                <textarea aria-label="Payload" className="mono" rows={8} value={payload} onChange={(change) => setPayload(change.target.value)} spellCheck={false} />
+                <textarea aria-label="Payload" className="mono" rows={12} value={payload} onChange={(change) => setPayload(change.target.value)} spellCheck={false} />
+                {shownPayload !== event.payload && (
+                  <span className="help">Pretty-printed to edit. Left as it is, the stored bytes are sent unchanged; edited, this text is sent (and re-signed).</span>
+                )}
               </label>
             ) : (
               <p className="muted">This body is binary; it is replayed as stored.</p>

@@ -80,6 +80,16 @@ function changes(settings: Settings, form: SettingsForm): { input: ApiInput<'upd
   return { input, errors };
 }
 
+/** The port this process listens on, and whether config.json says another (a flag, port 0, an edit not applied yet). */
+function RunningPort({ label, running, configured }: { label: string; running: number; configured: number }) {
+  return (
+    <span className={`help running-port${running !== configured ? ' differs' : ''}`} aria-label={`${label}: the running port`}>
+      Running on <strong className="mono">:{running}</strong>
+      {running !== configured && (configured === 0 ? ' (config.json says 0: any free port)' : ` — config.json says :${configured}, used at the next start`)}
+    </span>
+  );
+}
+
 export function SettingsScreen() {
   const { client, settings, refresh } = useAppData();
   const [form, setForm] = useState<SettingsForm | null>(settings ? formOf(settings) : null);
@@ -141,15 +151,17 @@ export function SettingsScreen() {
       >
         <fieldset>
           <legend>Ports</legend>
-          <p className="help">Ports take effect after a restart. Running now: receiver :{settings.running.receiver_port}, control :{settings.running.control_port}.</p>
+          <p className="help">The ports in config.json take effect at the next start; the running ones are shown beside each.</p>
           <div className="form-grid">
             <label className="field">
               <span>Receiver port (the one your tunnel exposes)</span>
               <input inputMode="numeric" value={form.receiver_port} onChange={(event) => set('receiver_port', event.target.value)} />
+              <RunningPort label="Receiver" running={settings.running.receiver_port} configured={settings.receiver.port} />
             </label>
             <label className="field">
               <span>Control port (UI, API, MCP — loopback only)</span>
               <input inputMode="numeric" value={form.control_port} onChange={(event) => set('control_port', event.target.value)} />
+              <RunningPort label="Control" running={settings.running.control_port} configured={settings.control.port} />
             </label>
           </div>
         </fieldset>
