@@ -70,9 +70,18 @@ module.exports = {
           '^src/core/store/(types|cursor)\\.ts$',
           // What a face hands the replay engine: the one input → replay-request mapping, and a provider's forward targets.
           '^src/core/replay/(replay-input|forward-targets)\\.ts$',
+          // The standalone suite run and its file formats (checked by the rule below: the suite command alone).
+          '^src/core/suites/(standalone|suite-file|junit)\\.ts$',
           '^src/core/switchboard\\.ts$',
         ],
       },
+    },
+    {
+      name: 'faces-reach-the-core-through-services',
+      comment: '(the standalone suite run, DESIGN §14: `suite run --file` runs a suite file with no instance, as `serve` starts one)',
+      severity: 'error',
+      from: { path: '^src/cli/', pathNot: '^src/cli/commands/suite\\.ts$' },
+      to: { path: '^src/core/suites/' },
     },
     {
       name: 'only-launchers-start-the-core',

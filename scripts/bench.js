@@ -1,4 +1,4 @@
-// `npm run bench [-- ingest|ui|store|scale [parts…]]`: benchmarks, never tests (these machines are shared and noisy;
+// `npm run bench [-- ingest|ui|store|suites|scale [parts…]]`: benchmarks, never tests (these machines are shared and noisy;
 // compare only numbers from the same run).
 import { buildCoreIfStale, buildRendererIfStale } from './build-if-stale.js';
 
@@ -18,6 +18,10 @@ if (which === 'store') {
   // Minutes at the default million events: only on request, never part of `all`.
   const { benchStore } = await import('../bench/store.js');
   await benchStore();
+}
+if (which === 'all' || which === 'suites') {
+  const { benchSuites } = await import('../bench/suites.js');
+  await benchSuites();
 }
 if (which === 'all' || which === 'ui') {
   buildRendererIfStale();

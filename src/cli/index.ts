@@ -8,6 +8,7 @@ import { providersCommand } from './commands/providers.js';
 import { replayCommand } from './commands/replay.js';
 import { serveCommand } from './commands/serve.js';
 import { showCommand } from './commands/show.js';
+import { suiteCommand } from './commands/suite.js';
 import { triggerCommand } from './commands/trigger.js';
 import { CliError, EXIT_FAILED, EXIT_USAGE, formatCliError } from './exit.js';
 
@@ -16,7 +17,7 @@ import { CliError, EXIT_FAILED, EXIT_USAGE, formatCliError } from './exit.js';
  * instance's control API (client.ts). Exit codes are in exit.ts; docs/cli.md is the reference.
  */
 
-const COMMANDS = [serveCommand, eventsCommand, showCommand, replayCommand, triggerCommand, exportCommand, importCommand, providersCommand];
+const COMMANDS = [serveCommand, eventsCommand, showCommand, replayCommand, triggerCommand, exportCommand, importCommand, providersCommand, suiteCommand];
 
 function program(): Command {
   const root = new Command('switchboard')

@@ -88,6 +88,6 @@ export function takeOrThrow(limiter: ActionLimiter, what: string): void {
   const seconds = Math.max(1, Math.ceil(limiter.retryAfterMs() / 1000));
   throw new SwitchboardError(
     'rate_limited',
-    `too many ${what} with this token (replays and test events share one limit across all MCP sessions); try again in ${seconds} s`,
+    `too many ${what} with this token (replays, test events and suite runs share one limit across all MCP sessions); try again in ${seconds} s`,
   );
 }

@@ -7,6 +7,7 @@ import type { Logger } from './logger.js';
 import type { ProviderSet } from './provider-set.js';
 import type { ReplayEngine } from './replay/replay.js';
 import type { EventStore } from './store/event-store.js';
+import type { SuiteService } from './suites/suite-service.js';
 import type { TestEventSender } from './test-events/send.js';
 
 /**
@@ -49,6 +50,7 @@ export interface Services {
   readonly store: EventStore;
   readonly replays: ReplayEngine;
   readonly testEvents: TestEventSender;
+  readonly suites: SuiteService;
   readonly control: Pick<ControlServer, 'mount'>;
   readonly token: string;
   readonly url: Urls;

@@ -21,6 +21,7 @@ import type { StartupPhase } from './startup-phase.js';
 import type { Receiver } from './receiver/receiver.js';
 import type { ReplayEngine } from './replay/replay.js';
 import type { Forwarder } from './replay/forward.js';
+import type { SuiteService } from './suites/suite-service.js';
 import { forwardProblems } from './replay/forward-targets.js';
 import { TOOL_SPECS } from './mcp/tools/catalog.js';
 import type { EventJournal, JournalOptions } from './journal/event-journal.js';
@@ -86,6 +87,7 @@ export class Switchboard implements Services {
   private eventStore: EventStore | undefined;
   private replayEngine: ReplayEngine | undefined;
   private testEventSender: TestEventSender | undefined;
+  private suiteService: SuiteService | undefined;
   private mcpSessions: McpSessions | undefined;
   private apiHandlers: SwitchboardApi | undefined;
   private receiver: Receiver | undefined;
@@ -124,6 +126,12 @@ export class Switchboard implements Services {
   get testEvents(): TestEventSender {
     if (!this.testEventSender) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
     return this.testEventSender;
+  }
+
+  /** Suites (src/core/suites); available once started. */
+  get suites(): SuiteService {
+    if (!this.suiteService) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
+    return this.suiteService;
   }
 
   /** The UI API (src/shared/api.ts), served over HTTP here and over IPC by the desktop shell. */
@@ -202,7 +210,7 @@ export class Switchboard implements Services {
       const [openedSql, loaded] = await Promise.allSettled([opening, loadServices()]);
       if (openedSql.status === 'rejected') throw openedSql.reason;
       if (loaded.status === 'rejected') throw loaded.reason;
-      const { ReplayEngine, Forwarder, QueueManager, Receiver, ControlServer, setupApi, setupMcp } = loaded.value;
+      const { ReplayEngine, Forwarder, QueueManager, Receiver, ControlServer, setupApi, setupMcp, SuiteStore, SuiteService } = loaded.value;
       const opened = await openStore(openedSql.value, {
         dataDir: options.dataDir,
         inMemory: url === 'memory://',
@@ -221,6 +229,10 @@ export class Switchboard implements Services {
       const replays = new ReplayEngine({ store: this.eventStore, bus: this.bus, providers: this.providers, config: () => this.currentConfig, version: this.version, now: this.now, logger: this.logger });
       this.replayEngine = replays;
       this.onStop('replay', () => replays.close());
+      const suites = new SuiteService({ store: new SuiteStore(opened.store.lanes.foreground), events: this.eventStore, providers: this.providers, config: () => this.currentConfig, version: this.version, now: this.now, logger: this.logger });
+      await suites.open();
+      this.suiteService = suites;
+      this.onStop('suite runs', () => suites.close());
       const forwarder = new Forwarder({ engine: replays, bus: this.bus, config: () => this.currentConfig, logger: this.logger });
       this.forwarder = forwarder;
       this.onStop('forward rules', () => forwarder.close());
@@ -379,6 +391,7 @@ export class Switchboard implements Services {
     this.searchIndexer = undefined;
     this.replayEngine = undefined;
     this.testEventSender = undefined;
+    this.suiteService = undefined;
   }
 }
 
@@ -387,7 +400,7 @@ export class Switchboard implements Services {
  * ~400 ms of module loading: the MCP SDK, undici, ioredis, zod schemas).
  */
 async function loadServices() {
-  const [api, mcp, queues, receiver, forward, replay, control] = await Promise.all([
+  const [api, mcp, queues, receiver, forward, replay, control, suiteStore, suiteService] = await Promise.all([
     import('./api/http.js'),
     import('./mcp/setup.js'),
     import('./queue/queue-manager.js'),
@@ -395,6 +408,8 @@ async function loadServices() {
     import('./replay/forward.js'),
     import('./replay/replay.js'),
     import('./control/server.js'),
+    import('./store/suites.js'),
+    import('./suites/suite-service.js'),
   ]);
   return {
     setupApi: api.setupApi,
@@ -404,6 +419,8 @@ async function loadServices() {
     Forwarder: forward.Forwarder,
     ReplayEngine: replay.ReplayEngine,
     ControlServer: control.ControlServer,
+    SuiteStore: suiteStore.SuiteStore,
+    SuiteService: suiteService.SuiteService,
   };
 }
 

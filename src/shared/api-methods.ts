@@ -24,6 +24,16 @@ export const API_METHODS = [
   'getSettings',
   'updateSettings',
   'getServerInfo',
+  'listSuites',
+  'getSuite',
+  'saveSuite',
+  'deleteSuite',
+  'runSuite',
+  'listSuiteRuns',
+  'getSuiteRun',
+  'acceptSuiteRun',
+  'exportSuite',
+  'importSuite',
 ] as const;
 
 export type ApiMethod = (typeof API_METHODS)[number];

@@ -10,8 +10,19 @@ import {
   ReplaySchema,
   TrustModeSchema,
 } from './events.js';
-import { CursorInputSchema, inputText, MAX_NAME_CHARS, MAX_TEXT_CHARS, MAX_URL_CHARS } from './input.js';
+import { CursorInputSchema, inputText, IsoDateSchema, IsoDateTimeSchema, MAX_NAME_CHARS, MAX_TEXT_CHARS, MAX_URL_CHARS } from './input.js';
 import { PROVIDER_KINDS, ProviderStatusSchema } from './providers.js';
+import {
+  CaseDetailSchema,
+  CaseResultSchema,
+  SUITE_DEFAULT_CASES,
+  SUITE_MAX_CASES,
+  SUITE_MAX_CONCURRENCY,
+  SuiteCaseSchema,
+  SuiteNameSchema,
+  SuiteRunSchema,
+  SuiteSummarySchema,
+} from './suites.js';
 
 /**
  * The UI API contract: one input and one output schema per method. The HTTP transport
@@ -397,6 +408,63 @@ export const GetServerInfoOutputSchema = z.object({
 export type ServerInfo = z.infer<typeof GetServerInfoOutputSchema>;
 
 // ---------------------------------------------------------------------------------------------
+// Suites (DESIGN §14): captured events as a regression suite for the developer's handler
+
+const SuiteFilterSchema = z.strictObject({
+  provider: inputText(MAX_NAME_CHARS).optional(),
+  event_type: inputText().optional(),
+  event_type_prefix: inputText(MAX_NAME_CHARS).optional(),
+  trust_mode: TrustModeSchema.optional(),
+  origin: OriginSchema.optional(),
+  search: inputText(MAX_TEXT_CHARS).optional(),
+  since: z.union([IsoDateTimeSchema, IsoDateSchema]).optional().describe('received at or after (inclusive)'),
+  until: z.union([IsoDateTimeSchema, IsoDateSchema]).optional().describe('received before (exclusive)'),
+  limit: z.number().int().min(1).max(SUITE_MAX_CASES).optional().describe(`cases, oldest first (default ${SUITE_DEFAULT_CASES})`),
+});
+const SuiteNameInput = { name: SuiteNameSchema };
+
+export const ListSuitesInputSchema = z.strictObject({});
+export const ListSuitesOutputSchema = z.object({ suites: z.array(SuiteSummarySchema) });
+export const GetSuiteInputSchema = z.strictObject(SuiteNameInput);
+export const GetSuiteOutputSchema = z.object({ suite: SuiteSummarySchema, cases: z.array(SuiteCaseSchema) });
+export const SaveSuiteInputSchema = z.strictObject({
+  ...SuiteNameInput,
+  event_ids: z.array(z.number().int().positive()).min(1).max(SUITE_MAX_CASES).optional().describe('these events, in this order'),
+  filter: SuiteFilterSchema.optional().describe('the events the list filters select, oldest first'),
+  ignore: z.array(inputText(500)).max(200).optional().describe('JSONPath patterns not compared, e.g. $.received_at, $..id'),
+  compare_headers: z.array(inputText(MAX_NAME_CHARS)).max(50).optional().describe('response headers compared (none by default)'),
+});
+export const SaveSuiteOutputSchema = z.object({ suite: SuiteSummarySchema, created: z.boolean() });
+export const DeleteSuiteInputSchema = z.strictObject(SuiteNameInput);
+export const DeleteSuiteOutputSchema = z.object({ deleted: z.string() });
+export const RunSuiteInputSchema = z.strictObject({
+  ...SuiteNameInput,
+  target_url: inputText(MAX_URL_CHARS).optional().describe('default: the suite’s last target, else replay.default_target'),
+  concurrency: z.number().int().min(1).max(SUITE_MAX_CONCURRENCY).optional().describe('cases in flight at once (default 1: one at a time, in order)'),
+  accept: z.boolean().optional().describe('this run becomes the expectation (every case is sent twice to learn noise)'),
+  requested_by: z.enum(API_CALLERS).optional(),
+});
+export const RunSuiteOutputSchema = z.object({ run: SuiteRunSchema.describe('running: follow it with getSuiteRun') });
+export const ListSuiteRunsInputSchema = z.strictObject(SuiteNameInput);
+export const ListSuiteRunsOutputSchema = z.object({ runs: z.array(SuiteRunSchema) });
+export const GetSuiteRunInputSchema = z.strictObject({
+  id: z.number().int().positive(),
+  cases: z.boolean().default(true).describe('false: the run alone (following its progress)'),
+  diffs: z.boolean().default(false).describe('include every case’s differences'),
+  case: z.number().int().positive().optional().describe('this case’s differences and both bodies'),
+});
+export const GetSuiteRunOutputSchema = z.object({ run: SuiteRunSchema, cases: z.array(CaseResultSchema), detail: CaseDetailSchema.optional() });
+export const AcceptSuiteRunInputSchema = z.strictObject({ id: z.number().int().positive() });
+export const AcceptSuiteRunOutputSchema = z.object({ run: SuiteRunSchema, learned_ignores: z.array(z.string()), warning: z.string().nullable() });
+export const ExportSuiteInputSchema = z.strictObject(SuiteNameInput);
+export const ExportSuiteOutputSchema = z.object({ filename: z.string(), ndjson: z.string().describe('the suite file (DESIGN §14)') });
+export const ImportSuiteInputSchema = z.strictObject({
+  ndjson: z.string().describe('a suite file'),
+  replace: z.boolean().default(false).describe('replace the suite of the same name'),
+});
+export const ImportSuiteOutputSchema = z.object({ suite: SuiteSummarySchema, created: z.boolean() });
+
+// ---------------------------------------------------------------------------------------------
 
 export const API = {
   listEvents: { input: ListEventsInputSchema, output: ListEventsOutputSchema },
@@ -418,6 +486,16 @@ export const API = {
   getSettings: { input: GetSettingsInputSchema, output: GetSettingsOutputSchema },
   updateSettings: { input: UpdateSettingsInputSchema, output: UpdateSettingsOutputSchema },
   getServerInfo: { input: GetServerInfoInputSchema, output: GetServerInfoOutputSchema },
+  listSuites: { input: ListSuitesInputSchema, output: ListSuitesOutputSchema },
+  getSuite: { input: GetSuiteInputSchema, output: GetSuiteOutputSchema },
+  saveSuite: { input: SaveSuiteInputSchema, output: SaveSuiteOutputSchema },
+  deleteSuite: { input: DeleteSuiteInputSchema, output: DeleteSuiteOutputSchema },
+  runSuite: { input: RunSuiteInputSchema, output: RunSuiteOutputSchema },
+  listSuiteRuns: { input: ListSuiteRunsInputSchema, output: ListSuiteRunsOutputSchema },
+  getSuiteRun: { input: GetSuiteRunInputSchema, output: GetSuiteRunOutputSchema },
+  acceptSuiteRun: { input: AcceptSuiteRunInputSchema, output: AcceptSuiteRunOutputSchema },
+  exportSuite: { input: ExportSuiteInputSchema, output: ExportSuiteOutputSchema },
+  importSuite: { input: ImportSuiteInputSchema, output: ImportSuiteOutputSchema },
 } satisfies Record<ApiMethod, { input: z.ZodType; output: z.ZodType }>;
 
 /** What a caller passes (defaults optional). */

@@ -6,7 +6,7 @@ import { QUEUE_KINDS } from '../../shared/providers.js';
 import { formatPath, readConfigJson, restartRequiredChanges, type Config, type ConfigInput, type SecretSource } from '../config.js';
 import { eventNotFound, SwitchboardError } from '../errors.js';
 import type { Services } from '../services.js';
-import { importStream } from '../export/routes.js';
+import { importStream } from './export-routes.js';
 import { forwardTargets } from '../replay/forward-targets.js';
 import { toReplayRequest } from '../replay/replay-input.js';
 import { encodeBytes, toEventDetail, toWireReplay } from '../wire.js';
@@ -234,6 +234,53 @@ function implement(sb: Services): Implementation {
       });
       const after = sb.config;
       return { settings: settingsOf(sb), restart_required: restartRequiredChanges(before, after) };
+    },
+
+    async listSuites() {
+      return { suites: await sb.suites.list() };
+    },
+
+    async getSuite({ name }) {
+      return sb.suites.get(name);
+    },
+
+    async saveSuite(input) {
+      return sb.suites.save(input);
+    },
+
+    async deleteSuite({ name }) {
+      await sb.suites.delete(name);
+      return { deleted: name };
+    },
+
+    async runSuite(input) {
+      const { run } = await sb.suites.start(input.name, {
+        ...(input.target_url !== undefined ? { targetUrl: input.target_url } : {}),
+        ...(input.concurrency !== undefined ? { concurrency: input.concurrency } : {}),
+        ...(input.accept !== undefined ? { accept: input.accept } : {}),
+        requestedBy: input.requested_by ?? 'ui',
+      });
+      return { run };
+    },
+
+    async listSuiteRuns({ name }) {
+      return { runs: await sb.suites.runs(name) };
+    },
+
+    async getSuiteRun(input) {
+      return sb.suites.getRun(input.id, { cases: input.cases, diffs: input.diffs, ...(input.case !== undefined ? { position: input.case } : {}) });
+    },
+
+    async acceptSuiteRun({ id }) {
+      return sb.suites.accept(id);
+    },
+
+    async exportSuite({ name }) {
+      return sb.suites.exportFile(name);
+    },
+
+    async importSuite({ ndjson, replace }) {
+      return sb.suites.importFile(ndjson, { replace });
     },
 
     async getServerInfo() {

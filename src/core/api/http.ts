@@ -8,14 +8,14 @@ import type { Services } from '../services.js';
 import { toApiError } from './api-error.js';
 import { createApiHandlers } from './handlers.js';
 import { subscribeLive } from './live.js';
-import { importStream, isNdjsonRequest, parseExportQuery, streamExport } from '../export/routes.js';
+import { importStream, isNdjsonRequest, parseExportQuery, streamExport } from './export-routes.js';
 
 /**
  * The UI API over HTTP, mounted at `/api` on the control port (which has already checked Host,
  * Origin and the bearer token before anything here runs):
  *   POST /api/<method>  JSON input → 200 JSON output | { error: { code, message, hint? } }
  *   GET  /api/live      Server-Sent Events, one LiveMessage JSON per `data:` line
- *   GET  /api/export    ?format=ndjson|har&filters… — the event log, streamed (export/routes.ts)
+ *   GET  /api/export    ?format=ndjson|har&filters… — the event log, streamed (api/export-routes.ts)
  *   POST /api/import    an NDJSON body (content-type application/x-ndjson), streamed in
  * Requiring `content-type: application/json` keeps every call out of reach of a plain HTML
  * form even if the other checks were ever loosened.

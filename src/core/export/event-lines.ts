@@ -4,6 +4,11 @@ import { toEventDetail } from '../wire.js';
 
 /** A stored event as one NDJSON export line (without the newline). */
 export function exportLine(record: EventRecord): string {
+  return JSON.stringify(exportedEvent(record));
+}
+
+/** A stored event as the object of an export line (a suite file's case lines carry it too). */
+export function exportedEvent(record: EventRecord): ExportedEvent {
   const detail = toEventDetail(record);
   const line: ExportedEvent = {
     id: detail.id,
@@ -24,5 +29,5 @@ export function exportLine(record: EventRecord): string {
     payload_encoding: detail.payload_encoding,
     payload_base64: Buffer.from(record.payload).toString('base64'),
   };
-  return JSON.stringify(line);
+  return line;
 }

@@ -31,6 +31,9 @@ export function mcpDeps(sb: Services): McpDeps {
       return sb.testEvents;
     },
     receiverUrl: () => sb.url.receiver,
+    get suites() {
+      return sb.suites;
+    },
     bus: sb.bus,
     providers: sb.providers,
     logger: sb.logger,

@@ -19,7 +19,7 @@
  * the event's last target, replay.default_target), the same choice the UI shows before sending.
  */
 import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import type { EventBus } from '../bus.js';
 import type { Config } from '../config.js';
 import { setPath } from '../dot-path.js';
@@ -32,7 +32,7 @@ import type { EventStore } from '../store/event-store.js';
 import { MAX_RESPONSE_BODY_BYTES, REDACTED, type Replay } from '../../shared/events.js';
 import { chooseReplayTarget, type ReplayTargetSource } from '../../shared/replay-target.js';
 import { forwardTargets } from './forward-targets.js';
-import { checkTargetHost, guardedConnector, TargetRefusedError } from './target-guard.js';
+import { checkTargetHost, guardedConnector, TargetRefusedError, type GuardedConnectorOptions } from './target-guard.js';
 
 export interface ReplayRequest {
   eventId: number;
@@ -96,12 +96,10 @@ export class ReplayEngine {
   private closed = false;
 
   constructor(private readonly deps: ReplayEngineDeps) {
-    this.agent = new Agent({
-      connect: guardedConnector({
-        allowHosts: () => deps.config().replay.allow_hosts,
-        connectTimeoutMs: () => deps.config().replay.timeout_ms,
-        ...(deps.lookup ? { lookup: deps.lookup } : {}),
-      }),
+    this.agent = guardedAgent({
+      allowHosts: () => deps.config().replay.allow_hosts,
+      connectTimeoutMs: () => deps.config().replay.timeout_ms,
+      ...(deps.lookup ? { lookup: deps.lookup } : {}),
     });
   }
 
@@ -156,70 +154,16 @@ export class ReplayEngine {
     if (!event) throw eventNotFound(request.eventId);
     const { url: target, source: targetSource } = given !== undefined ? { url: given, source: 'given' as const } : await this.defaultTarget(event);
 
-    const provider = providers.webhook(event.provider);
-    const verifier = provider?.verifier;
-    const wantResign = request.resign ?? replayConfig.resign;
-    const overrides = Object.entries(request.headers ?? {}).map(([name, value]) => [name.trim().toLowerCase(), value] as const);
-    for (const [name, value] of overrides) checkOverride(name, value);
-    if (wantResign && verifier?.sign) {
-      // Re-signing computes these headers; a value of the caller's would be replaced unseen.
-      const clash = overrides.find(([name]) => verifier.secretHeaders.includes(name));
-      if (clash) {
-        throw new SwitchboardError(
-          'invalid_argument',
-          `header ${clash[0]} carries the ${verifier.kind} signature, which re-signing computes: remove it, or turn re-signing off (resign: false) to send your own value`,
-        );
-      }
-    }
-
-    const stored = Buffer.from(event.payload);
-    const contentType = event.content_type ?? event.headers['content-type'];
-    let body: Buffer = request.payload === undefined ? stored : Buffer.from(request.payload);
-    if (request.overrides && Object.keys(request.overrides).length > 0) body = applyOverrides(body, contentType, request.overrides, event.id);
-    const payloadEdited = !stored.equals(body);
-    const headers: Record<string, string> = {};
-    if (contentType) headers['content-type'] = contentType;
-    for (const name of verifier?.replayHeaders ?? []) {
-      const value = event.headers[name];
-      if (value !== undefined && value !== REDACTED) headers[name] = value;
-    }
-    headers['user-agent'] = `switchboard-replay/${this.deps.version}`;
-    for (const [name, value] of overrides) {
-      // A UI that echoes the stored headers back would send placeholders; they are never values.
-      if (value === '' || value === REDACTED) delete headers[name];
-      else headers[name] = value;
-    }
-    headers[REPLAY_MARKER_HEADER] = String(event.id);
-
-    let resigned = false;
-    let warning: string | null = null;
-    const secret = provider?.secrets[0];
-    if (wantResign && verifier?.sign && secret !== undefined) {
-      const nowMs = this.deps.now();
-      // Drop every signature header of the scheme first (stale ones never go out).
-      for (const name of verifier.secretHeaders) delete headers[name];
-      if (verifier.refreshBody) body = verifier.refreshBody(body, nowMs);
-      Object.assign(headers, verifier.sign({ body, secret, nowMs, headers, publicUrl: target }));
-      resigned = true;
-      if (event.origin === 'import') {
-        warning = `re-signed an imported event: this instance never verified these bytes, and the fresh signature makes the handler accept them as ${event.provider}'s`;
-      }
-    } else if (wantResign && (event.trust_mode === 'signed' || event.trust_mode === 'token')) {
-      warning = `not re-signed: ${whyNotResigned(event.provider, provider)}; the replay was sent without a fresh signature`;
-    }
-    const headersOverridden = [...new Set(overrides.map(([name]) => name).filter((name) => name !== REPLAY_MARKER_HEADER))];
-    return {
-      event,
+    const built = buildReplay(event, providers.webhook(event.provider), {
       targetUrl: target,
-      targetSource,
-      body,
-      headers,
-      resigned,
-      requestedBy: request.requestedBy,
-      payloadEdited,
-      headersOverridden,
-      warning,
-    };
+      resign: request.resign ?? replayConfig.resign,
+      ...(request.payload !== undefined ? { payload: request.payload } : {}),
+      ...(request.overrides !== undefined ? { overrides: request.overrides } : {}),
+      ...(request.headers !== undefined ? { headers: request.headers } : {}),
+      version: this.deps.version,
+      now: this.deps.now,
+    });
+    return { event, targetUrl: target, targetSource, requestedBy: request.requestedBy, ...built };
   }
 
   /**
@@ -292,54 +236,179 @@ export class ReplayEngine {
     });
   }
 
-  private async send(prepared: PreparedReplay, controller: AbortController): Promise<Outcome | TargetRefusedError> {
-    const timeoutMs = this.deps.config().replay.timeout_ms;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error('replay timed out'));
-    }, timeoutMs);
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    let status: number | null = null;
-    let responseHeaders: Record<string, string> | null = null;
-    try {
-      const response = await request(prepared.targetUrl, {
-        method: 'POST',
-        dispatcher: this.agent,
-        headers: prepared.headers,
-        body: prepared.body,
-        signal: controller.signal,
-        // One connection per replay: each one goes through the connect-time guard.
-        reset: true,
-      });
-      status = response.statusCode;
-      responseHeaders = sanitizeHeaders(response.headers, this.deps.providers.allSecrets());
-      const body = await readCapped(response.body, MAX_RESPONSE_BODY_BYTES);
-      return delivered(status, elapsed(), responseHeaders, body, null);
-    } catch (error) {
-      if (error instanceof TargetRefusedError) return error;
-      const message = timedOut
-        ? `no complete response within ${timeoutMs} ms (replay.timeout_ms)`
-        : describeFailure(error, prepared.targetUrl);
-      if (status !== null) return delivered(status, elapsed(), responseHeaders, null, `reading the response failed: ${message}`);
-      return {
-        delivered: false,
-        response_status: null,
-        response_ms: elapsed(),
-        response_headers: null,
-        response_body: null,
-        error: message,
-      };
-    } finally {
-      clearTimeout(timer);
-    }
+  private send(prepared: PreparedReplay, controller: AbortController): Promise<ReplayOutcome | TargetRefusedError> {
+    return sendReplayRequest(prepared, {
+      agent: this.agent,
+      timeoutMs: this.deps.config().replay.timeout_ms,
+      secrets: this.deps.providers.allSecrets(),
+      controller,
+    });
   }
 }
 
-type Outcome = Pick<ReplayRecord, 'delivered' | 'response_status' | 'response_ms' | 'response_headers' | 'response_body' | 'error'>;
+/** What a replay is built from: a stored event, or a suite's copy of one (src/core/suites). */
+export type ReplaySource = Pick<EventRecord, 'id' | 'provider' | 'trust_mode' | 'content_type' | 'headers' | 'payload'> & Partial<Pick<EventRecord, 'origin'>>;
 
-function delivered(status: number, ms: number, headers: Record<string, string> | null, body: Uint8Array | null, error: string | null): Outcome {
+export interface BuildReplayOptions {
+  /** Already through the static guard (parseTarget). */
+  targetUrl: string;
+  resign: boolean;
+  payload?: Uint8Array;
+  /** Dot path → JSON value (ReplayRequest.overrides). */
+  overrides?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  version: string;
+  now: () => number;
+}
+
+/**
+ * The request a replay sends: the allow-listed headers, the caller's overrides, and a fresh
+ * signature when one can be made. The one place a replay is signed, for the engine and for
+ * suite runs (which send copies of events, in an instance or in CI without one).
+ */
+export function buildReplay(
+  source: ReplaySource,
+  provider: WebhookProvider | undefined,
+  options: BuildReplayOptions,
+): Pick<PreparedReplay, 'body' | 'headers' | 'resigned' | 'payloadEdited' | 'headersOverridden' | 'warning'> {
+  const verifier = provider?.verifier;
+  const wantResign = options.resign;
+  const overrides = Object.entries(options.headers ?? {}).map(([name, value]) => [name.trim().toLowerCase(), value] as const);
+  for (const [name, value] of overrides) checkOverride(name, value);
+  if (wantResign && verifier?.sign) {
+    // Re-signing computes these headers; a value of the caller's would be replaced unseen.
+    const clash = overrides.find(([name]) => verifier.secretHeaders.includes(name));
+    if (clash) {
+      throw new SwitchboardError(
+        'invalid_argument',
+        `header ${clash[0]} carries the ${verifier.kind} signature, which re-signing computes: remove it, or turn re-signing off (resign: false) to send your own value`,
+      );
+    }
+  }
+
+  const stored = Buffer.from(source.payload);
+  const contentType = source.content_type ?? source.headers['content-type'];
+  let body: Buffer = options.payload === undefined ? stored : Buffer.from(options.payload);
+  if (options.overrides && Object.keys(options.overrides).length > 0) body = applyOverrides(body, contentType, options.overrides, source.id);
+  const payloadEdited = !stored.equals(body);
+  const headers: Record<string, string> = {};
+  if (contentType) headers['content-type'] = contentType;
+  for (const name of verifier?.replayHeaders ?? []) {
+    const value = source.headers[name];
+    if (value !== undefined && value !== REDACTED) headers[name] = value;
+  }
+  headers['user-agent'] = `switchboard-replay/${options.version}`;
+  for (const [name, value] of overrides) {
+    // A UI that echoes the stored headers back would send placeholders; they are never values.
+    if (value === '' || value === REDACTED) delete headers[name];
+    else headers[name] = value;
+  }
+  headers[REPLAY_MARKER_HEADER] = String(source.id);
+
+  let resigned = false;
+  let warning: string | null = null;
+  const secret = provider?.secrets[0];
+  if (wantResign && verifier?.sign && secret !== undefined) {
+    const nowMs = options.now();
+    // Drop every signature header of the scheme first (stale ones never go out).
+    for (const name of verifier.secretHeaders) delete headers[name];
+    if (verifier.refreshBody) body = verifier.refreshBody(body, nowMs);
+    Object.assign(headers, verifier.sign({ body, secret, nowMs, headers, publicUrl: options.targetUrl }));
+    resigned = true;
+    if (source.origin === 'import') {
+      warning = `re-signed an imported event: this instance never verified these bytes, and the fresh signature makes the handler accept them as ${source.provider}'s`;
+    }
+  } else if (wantResign && (source.trust_mode === 'signed' || source.trust_mode === 'token')) {
+    warning = `not re-signed: ${whyNotResigned(source.provider, provider)}; the replay was sent without a fresh signature`;
+  }
+  const headersOverridden = [...new Set(overrides.map(([name]) => name).filter((name) => name !== REPLAY_MARKER_HEADER))];
+  return {
+    body,
+    headers,
+    resigned,
+    payloadEdited,
+    headersOverridden,
+    warning,
+  };
+}
+
+export interface SendReplayOptions {
+  /** A dispatcher whose connections go through the guard (guardedAgent). */
+  agent: Dispatcher;
+  timeoutMs: number;
+  /** Scrubbed from the response headers kept. */
+  secrets: readonly string[];
+  controller: AbortController;
+  /**
+   * Keep the connection for the next request instead of closing it. Only for an agent that
+   * lives as long as one batch of requests to one checked target (a suite run): every
+   * connection it opens still passes the connect-time guard.
+   */
+  keepAlive?: boolean;
+  /** Reads the response body; by default its first MAX_RESPONSE_BODY_BYTES. */
+  readBody?: (body: AsyncIterable<Buffer> & { destroy(): unknown }) => Promise<Uint8Array>;
+}
+
+/** An undici agent that connects only where the target guard allows (target-guard.ts). */
+export function guardedAgent(options: GuardedConnectorOptions): Agent {
+  return new Agent({ connect: guardedConnector(options) });
+}
+
+/**
+ * POSTs a built replay and reads the answer. Resolves with the outcome (a non-2xx is delivered;
+ * refused, timed out or cut off is not), or with the guard's refusal when the connect-time check
+ * stopped it (then nothing was sent).
+ */
+export async function sendReplayRequest(
+  prepared: Pick<PreparedReplay, 'targetUrl' | 'headers' | 'body'>,
+  options: SendReplayOptions,
+): Promise<ReplayOutcome | TargetRefusedError> {
+  const { timeoutMs, controller } = options;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error('replay timed out'));
+  }, timeoutMs);
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let status: number | null = null;
+  let responseHeaders: Record<string, string> | null = null;
+  try {
+    const response = await request(prepared.targetUrl, {
+      method: 'POST',
+      dispatcher: options.agent,
+      headers: prepared.headers,
+      body: prepared.body,
+      signal: controller.signal,
+      // One connection per replay: each one goes through the connect-time guard.
+      reset: options.keepAlive !== true,
+    });
+    status = response.statusCode;
+    responseHeaders = sanitizeHeaders(response.headers, options.secrets);
+    const body = await (options.readBody ?? ((stream) => readCapped(stream, MAX_RESPONSE_BODY_BYTES)))(response.body);
+    return delivered(status, elapsed(), responseHeaders, body, null);
+  } catch (error) {
+    if (error instanceof TargetRefusedError) return error;
+    const message = timedOut
+      ? `no complete response within ${timeoutMs} ms (replay.timeout_ms)`
+      : describeFailure(error, prepared.targetUrl);
+    if (status !== null) return delivered(status, elapsed(), responseHeaders, null, `reading the response failed: ${message}`);
+    return {
+      delivered: false,
+      response_status: null,
+      response_ms: elapsed(),
+      response_headers: null,
+      response_body: null,
+      error: message,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export type ReplayOutcome = Pick<ReplayRecord, 'delivered' | 'response_status' | 'response_ms' | 'response_headers' | 'response_body' | 'error'>;
+
+function delivered(status: number, ms: number, headers: Record<string, string> | null, body: Uint8Array | null, error: string | null): ReplayOutcome {
   return { delivered: true, response_status: status, response_ms: ms, response_headers: headers, response_body: body, error };
 }
 
@@ -370,7 +439,26 @@ function applyOverrides(body: Buffer, contentType: string | undefined, overrides
 }
 
 /** Target URL → its canonical string, after the static guard. */
-function parseTarget(target: string, allowHosts: readonly string[]): string {
+export function parseTarget(target: string, allowHosts: readonly string[]): string {
+  const url = targetUrl(target);
+  try {
+    checkTargetHost(url.hostname, allowHosts);
+  } catch (error) {
+    if (error instanceof TargetRefusedError) {
+      throw new SwitchboardError('invalid_argument', `replay target refused: ${error.message}`, { hint: error.hint });
+    }
+    throw error;
+  }
+  return url.href;
+}
+
+/** Target URL → URL (http or https, no credentials, no fragment), before the guard. */
+export function targetUrl(target: string | null): URL {
+  if (target === null || target.trim() === '') {
+    throw new SwitchboardError('invalid_argument', 'no replay target: give one (target_url; --to on the command line) or set replay.default_target', {
+      hint: 'e.g. http://localhost:3000/webhooks (Settings → Replay → default target)',
+    });
+  }
   let url: URL;
   try {
     url = new URL(target);
@@ -383,16 +471,8 @@ function parseTarget(target: string, allowHosts: readonly string[]): string {
   if (url.username !== '' || url.password !== '') {
     throw new SwitchboardError('invalid_argument', 'the replay target must not carry credentials', { hint: 'pass an authorization header override instead' });
   }
-  try {
-    checkTargetHost(url.hostname, allowHosts);
-  } catch (error) {
-    if (error instanceof TargetRefusedError) {
-      throw new SwitchboardError('invalid_argument', `replay target refused: ${error.message}`, { hint: error.hint });
-    }
-    throw error;
-  }
   url.hash = '';
-  return url.href;
+  return url;
 }
 
 /** Why a replay that was to be re-signed could not be, in the user's words. */

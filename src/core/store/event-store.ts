@@ -95,6 +95,11 @@ export class EventStore {
     return this.events.get(id);
   }
 
+  /** These events with their payloads, in no particular order; ids not stored are absent (suites copy events). */
+  getEvents(ids: readonly number[]): Promise<EventRecord[]> {
+    return this.events.getMany(ids);
+  }
+
   listEvents(query: EventQuery): Promise<Page<EventSummary>> {
     return this.events.list(query);
   }

@@ -158,6 +158,14 @@ export class Events {
     return row ? toRecord(row, toBytes(row.payload)) : null;
   }
 
+  /** These events with their payloads, in no particular order; ids not stored are absent. */
+  async getMany(ids: readonly number[]): Promise<EventRecord[]> {
+    if (ids.length === 0) return [];
+    await this.ctx.caughtUp();
+    const rows = await this.ctx.db.query<DetailRow & { payload: unknown }>(`SELECT ${DETAIL_COLUMNS} FROM events WHERE events.id = ANY($1::bigint[])`, [ids]);
+    return rows.map((row) => toRecord(row, toBytes(row.payload)));
+  }
+
   /**
    * Newest first, keyset-paginated on (received_at, id). Never OFFSET, never count(*). A search
    * reads as search.ts says: a first window, then the index or a timed walk.

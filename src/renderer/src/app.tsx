@@ -8,8 +8,9 @@ import { ConnectScreen } from './screens/connect-screen';
 import { EventsScreen } from './screens/events-screen';
 import { ProvidersScreen } from './screens/providers-screen';
 import { SettingsScreen } from './screens/settings-screen';
+import { SuitesScreen } from './screens/suites-screen';
 
-const LABELS: Record<Screen, string> = { events: 'Events', providers: 'Providers', connect: 'Connect', settings: 'Settings' };
+const LABELS: Record<Screen, string> = { events: 'Events', providers: 'Providers', connect: 'Connect', settings: 'Settings', suites: 'Suites' };
 
 export function App({ client }: { client: Client }) {
   return (
@@ -142,6 +143,7 @@ function Shell() {
             {screen === 'providers' && <ProvidersScreen />}
             {screen === 'connect' && <ConnectScreen />}
             {screen === 'settings' && <SettingsScreen />}
+            {screen === 'suites' && <SuitesScreen />}
           </main>
         )}
       </div>

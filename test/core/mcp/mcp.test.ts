@@ -189,6 +189,7 @@ describe('server', () => {
       'wait_for_webhook_event',
       'list_rejections',
       'send_test_event',
+      'run_suite',
     ]);
     expect(tools.length).toBeLessThanOrEqual(9);
     for (const tool of tools) {
@@ -199,7 +200,7 @@ describe('server', () => {
       const { title, ...hints } = spec.annotations;
       expect(tool.annotations).toEqual(hints);
       expect(tool.title).toBe(title);
-      if (tool.name === 'replay_webhook_event' || tool.name === 'send_test_event') {
+      if (tool.name === 'replay_webhook_event' || tool.name === 'send_test_event' || tool.name === 'run_suite') {
         expect(tool.annotations).toMatchObject({ openWorldHint: true, readOnlyHint: false, destructiveHint: false });
       } else {
         expect(tool.annotations).toMatchObject({ readOnlyHint: true });

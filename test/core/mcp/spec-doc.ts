@@ -18,11 +18,11 @@ const json = (value: unknown) => ['```json', JSON.stringify(value, null, 2), '``
 const dataSchema = (schema: z.ZodType) => jsonSchema(schema, 'output');
 
 const ERROR_MEANINGS: Record<(typeof TOOL_ERROR_CODES)[number], string> = {
-  not_found: `no event with that id (never stored, or removed by retention or a clear); every tool words it the same: "${eventNotFound(99999).message}"`,
+  not_found: `no event with that id (never stored, or removed by retention or a clear), or no suite of that name (the message names the suites that exist); every tool words a missing event the same: "${eventNotFound(99999).message}"`,
   invalid_argument:
     'the arguments break the input schema (e.g. `limit: 500`), a cursor this server did not issue, a provider that is neither configured nor in the stored events (the message lists the configured ones), a replay target that is missing, malformed or not an allowed host, or a signature header in `headers` while re-signing (pass `resign: false` to send your own)',
   replay_failed: 'the replay target did not answer (connection refused, timeout); the message names the replay row, the target and the cause. A non-2xx answer is a result, not this error',
-  rate_limited: 'too many replays and test events with this bearer token (all its sessions together); the message says when to retry',
+  rate_limited: 'too many replays, test events and suite runs with this bearer token (all its sessions together); the message says when to retry',
   internal: 'a failure on switchboard’s side (e.g. the database is down); the details are in its log',
 };
 

@@ -4,6 +4,7 @@ import { LIST_PROVIDERS_TOOL } from './list-providers.js';
 import { LIST_REJECTIONS_TOOL } from './list-rejections.js';
 import { LIST_WEBHOOK_EVENTS_TOOL } from './list-webhook-events.js';
 import { REPLAY_WEBHOOK_EVENT_TOOL } from './replay-webhook-event.js';
+import { RUN_SUITE_TOOL } from './run-suite.js';
 import { SEND_TEST_EVENT_TOOL } from './send-test-event.js';
 import { WAIT_FOR_WEBHOOK_EVENT_TOOL } from './wait-for-webhook-event.js';
 
@@ -16,4 +17,5 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   WAIT_FOR_WEBHOOK_EVENT_TOOL,
   LIST_REJECTIONS_TOOL,
   SEND_TEST_EVENT_TOOL,
+  RUN_SUITE_TOOL,
 ] as readonly ToolSpec[];

@@ -6,6 +6,7 @@ import { replayFailed, TRUST_MODES } from '../../../shared/events';
 import { useAppData } from '../app-data';
 import { CopyButton } from '../components/copy-button';
 import { EmptyEvents, NoProviders } from '../components/empty-states';
+import { SaveAsSuite } from '../components/save-as-suite';
 import { OriginBadge } from '../components/send-test-event';
 import { EventTrustBadge } from '../components/trust-badge';
 import { formatBytes } from '../lib/bytes';
@@ -56,6 +57,17 @@ export function EventsScreen() {
   const [openId, setOpenId] = useState<number | null>(initial.eventId);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [firstPageLoaded, setFirstPageLoaded] = useState(false);
+  /** Events picked with Ctrl/⌘-click or `x`, for "Save as suite…". */
+  const [selected, setSelected] = useState<ReadonlySet<number>>(() => new Set());
+  const toggleSelected = useCallback(
+    (id: number) =>
+      setSelected((current) => {
+        const next = new Set(current);
+        if (!next.delete(id)) next.add(id);
+        return next;
+      }),
+    [],
+  );
   /** An event whose replay was asked for with `r`; the replay panel sends it once loaded. */
   const [pendingReplay, setPendingReplay] = useState<number | null>(null);
   const listRef = useRef<HTMLDivElement>(null);
@@ -205,10 +217,14 @@ export function EventsScreen() {
     scrollPending.current = null;
     scrollToIndex.current(index, 'center');
   }, [log, log.version]);
-  const pick = useCallback((id: number) => {
-    setCursorId(id);
-    setOpenId(id);
-  }, []);
+  const pick = useCallback(
+    (id: number, toggle = false) => {
+      setCursorId(id);
+      if (toggle) toggleSelected(id);
+      else setOpenId(id);
+    },
+    [toggleSelected],
+  );
 
   // ---- keyboard ----------------------------------------------------------------------------
   const moveCursor = useCallback(
@@ -251,13 +267,16 @@ export function EventsScreen() {
         event.preventDefault();
         setOpenId(id);
         setPendingReplay(id);
+      } else if (event.key === 'x' && cursorId !== null) {
+        event.preventDefault();
+        toggleSelected(cursorId);
       } else if (event.key === 'Escape') {
         setOpenId(null);
       }
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [cursorId, moveCursor, openId]);
+  }, [cursorId, moveCursor, openId, toggleSelected]);
 
   // ---- render ------------------------------------------------------------------------------
   const providerNames = providers?.map((view) => view.status.name) ?? [];
@@ -354,6 +373,7 @@ export function EventsScreen() {
             </button>
           )}
           <ExportButton filters={{ ...filters, search: searchText, event_type: typeText }} />
+          <SaveAsSuite filters={{ ...filters, search: searchText, event_type: typeText }} selected={[...selected]} onSaved={() => setSelected(new Set())} />
         </form>
 
         {loadError && (
@@ -394,6 +414,7 @@ export function EventsScreen() {
           scrollToIndex={scrollToIndex}
           cursorId={cursorId}
           openId={openId}
+          selected={selected}
           today={today}
           loadError={loadError}
           hidden={empty}
@@ -409,13 +430,22 @@ export function EventsScreen() {
                 · about {activity.events_estimate.toLocaleString()} stored (estimate)
               </span>
             )}
+            {selected.size > 0 && (
+              <>
+                {' '}
+                · <strong>{selected.size} selected</strong>{' '}
+                <button type="button" className="link-button" onClick={() => setSelected(new Set())}>
+                  clear
+                </button>
+              </>
+            )}
           </span>
           {activity && activity.rejections > 0 && (
             <button type="button" className="count-button bad small" onClick={() => navigate('providers', 'show-rejections')} title="Deliveries that failed verification, with a diagnosis of each">
               {formatCount(activity.rejections, activity.count_cap)} rejection{activity.rejections === 1 ? '' : 's'}
             </button>
           )}
-          <span className="keys"> j/k move · Enter open · r replay · / search</span>
+          <span className="keys"> j/k move · Enter open · r replay · / search · x select</span>
         </div>
       </section>
       {openId !== null && <EventDetailPane key={openId} eventId={openId} pendingReplay={pendingReplay === openId} onReplayStarted={() => setPendingReplay(null)} onClose={() => setOpenId(null)} />}
@@ -437,6 +467,7 @@ function EventList({
   scrollToIndex,
   cursorId,
   openId,
+  selected,
   today,
   loadError,
   hidden,
@@ -453,11 +484,12 @@ function EventList({
   scrollToIndex: RefObject<(index: number, align?: 'auto' | 'center') => void>;
   cursorId: number | null;
   openId: number | null;
+  selected: ReadonlySet<number>;
   /** The local date, so rows re-render (with their date) after midnight. */
   today: string;
   loadError: string | null;
   hidden: boolean;
-  onPick: (id: number) => void;
+  onPick: (id: number, toggle?: boolean) => void;
   onNearEnd: () => void;
 }) {
   const count = log.length + (log.complete ? 0 : 1);
@@ -552,6 +584,7 @@ function EventList({
               start={item.start}
               isCursor={event.id === cursorId}
               isOpen={event.id === openId}
+              isSelected={selected.has(event.id)}
               lastReplay={log.lastReplay(event.id)}
               today={today}
               snippet={search ? ((event as EventListItem).snippet ?? null) : null}
@@ -573,6 +606,7 @@ export const EventRow = memo(function EventRow({
   start,
   isCursor,
   isOpen,
+  isSelected = false,
   lastReplay,
   snippet = null,
   search = '',
@@ -584,11 +618,13 @@ export const EventRow = memo(function EventRow({
   start: number;
   isCursor: boolean;
   isOpen: boolean;
+  /** Picked for "Save as suite…". */
+  isSelected?: boolean;
   lastReplay: LastReplay | null;
   today: string;
   snippet?: string | null;
   search?: string;
-  onPick: (id: number) => void;
+  onPick: (id: number, toggle?: boolean) => void;
 }) {
   const failed = lastReplay !== null && replayFailed(lastReplay) ? lastReplay : null;
   return (
@@ -598,10 +634,10 @@ export const EventRow = memo(function EventRow({
       aria-selected={isOpen}
       aria-posinset={position}
       aria-setsize={setSize}
-      aria-label={`${event.origin === 'provider' ? '' : `${event.origin} `}${event.provider} ${event.event_type ?? 'untyped'} event ${event.id}, ${event.origin === 'import' ? `the file says ${event.trust_mode}, not verified` : event.trust_mode}${failed ? `, last ${failed.requested_by === 'forward' ? 'forward' : 'replay'} failed` : ''}`}
-      className={`event-row${isCursor ? ' cursor' : ''}${isOpen ? ' open' : ''}`}
+      aria-label={`${event.origin === 'provider' ? '' : `${event.origin} `}${event.provider} ${event.event_type ?? 'untyped'} event ${event.id}, ${event.origin === 'import' ? `the file says ${event.trust_mode}, not verified` : event.trust_mode}${failed ? `, last ${failed.requested_by === 'forward' ? 'forward' : 'replay'} failed` : ''}${isSelected ? ', selected' : ''}`}
+      className={`event-row${isCursor ? ' cursor' : ''}${isOpen ? ' open' : ''}${isSelected ? ' selected-for-suite' : ''}`}
       style={{ transform: `translateY(${start}px)` }}
-      onClick={() => onPick(event.id)}
+      onClick={(click) => onPick(event.id, click.ctrlKey || click.metaKey)}
     >
       <span className="mono time" title={event.received_at}>
         {formatListTime(event.received_at)}
@@ -621,7 +657,9 @@ export const EventRow = memo(function EventRow({
       </span>
       <span className="replay">{failed && <ReplayFailedMark replay={failed} />}</span>
       <span className="num mono size">{formatBytes(event.payload_size)}</span>
-      <span className="num mono muted id">#{event.id}</span>
+      <span className="num mono muted id">
+        {isSelected && <span className="suite-mark">✓ </span>}#{event.id}
+      </span>
       {search !== '' && (
         <span className="snippet-line mono small">{snippet === null ? <span className="muted">matched in the event type</span> : <Marked text={snippet} search={search} />}</span>
       )}

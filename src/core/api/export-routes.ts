@@ -3,9 +3,9 @@ import { ExportQuerySchema, type ExportQuery } from '../../shared/api.js';
 import { formatPath } from '../config.js';
 import { SwitchboardError } from '../errors.js';
 import type { Services } from '../services.js';
-import { exportLine } from './event-lines.js';
-import { HAR_EPILOGUE, harEntry, harPrologue } from './har.js';
-import { Importer, ndjsonLines, type ImportResult } from './importer.js';
+import { exportLine } from '../export/event-lines.js';
+import { HAR_EPILOGUE, harEntry, harPrologue } from '../export/har.js';
+import { Importer, ndjsonLines, type ImportResult } from '../export/importer.js';
 
 /**
  * `GET /api/export` and `POST /api/import` (DESIGN §12), mounted under /api on the control port
