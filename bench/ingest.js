@@ -46,8 +46,8 @@ function githubPush() {
 }
 const PUSH = githubPush();
 
-function startChild(args, env, ready) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+function startChild(args, env, ready, cwd = root) {
+  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -103,8 +103,12 @@ async function load(url, connections = CONNECTIONS, redeliver = null, body = BOD
   };
 }
 
-/** A fresh `switchboard serve` on its own data dir; counts the bytes its stdout prints. */
-async function startServe(extraArgs, env = {}) {
+/**
+ * A fresh `switchboard serve` on its own data dir; counts the bytes its stdout prints. `cwd` is
+ * the checkout whose built core runs: `BENCH_BASELINE_ROOT` names an older one (built with
+ * `npm run build:core`), measured beside this one in the same rounds.
+ */
+async function startServe(extraArgs, env = {}, cwd = root) {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchboard-bench-'));
   await writeFile(join(dataDir, 'config.json'), JSON.stringify({ providers: [{ name: 'github', kind: 'github', secrets: [{ env: 'BENCH_SECRET' }] }] }));
   const sb = await startChild(
@@ -112,6 +116,7 @@ async function startServe(extraArgs, env = {}) {
     { BENCH_SECRET: SECRET, ...env },
     // The whole banner: the receiver, the control URL and the token.
     (out) => (/Bearer ([\w-]+)/.test(out) && /MCP\s+http/.test(out) ? /receiver\s+(http:\/\/\S+)/.exec(out)?.[1] : undefined),
+    cwd,
   );
   const serve = {
     ...sb,
@@ -226,14 +231,17 @@ export async function benchIngest() {
   const direct = await startServe(['--quiet'], { SWITCHBOARD_JOURNAL: 'off' });
   const quiet = await startServe(['--quiet']);
   const streaming = await startServe([]);
+  const baselineRoot = process.env.BENCH_BASELINE_ROOT;
+  const baseline = baselineRoot ? await startServe(['--quiet'], {}, baselineRoot) : null;
+  const servers = [direct, quiet, streaming, ...(baseline ? [baseline] : [])];
   let printed = 0;
   try {
-    for (const serve of [direct, quiet, streaming]) await load(`${serve.url}/webhooks/github`); // warm-up: JIT, PGlite buffers
+    for (const serve of servers) await load(`${serve.url}/webhooks/github`); // warm-up: JIT, PGlite buffers
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? [direct, quiet, streaming] : [streaming, quiet, direct];
+      const order = round % 2 === 0 ? servers : [...servers].reverse();
       for (const serve of order) {
         const before = serve.printed;
-        serve.runs.push(await loadServe(serve, CONNECTIONS, [direct, quiet, streaming]));
+        serve.runs.push(await loadServe(serve, CONNECTIONS, servers));
         if (serve === streaming) printed += serve.printed - before;
       }
     }
@@ -250,7 +258,9 @@ export async function benchIngest() {
     await direct.stop();
     await quiet.stop();
     await streaming.stop();
+    await baseline?.stop();
   }
+  if (baseline) results.baseline = combine(baseline.runs);
   results.direct = combine(direct.runs);
   results.quiet = combine(quiet.runs);
   results.switchboard = combine(streaming.runs);
@@ -276,6 +286,7 @@ export async function benchIngest() {
   console.log(row(`0.2 store-then-ack (JOURNAL=off), ${CONNECTIONS} conns`, results.direct));
   console.log(row(`journal --quiet, ${CONNECTIONS} conns`, results.quiet));
   console.log(row(`journal + terminal stream, ${CONNECTIONS} conns`, results.switchboard));
+  if (results.baseline) console.log(row(`baseline checkout, journal --quiet, ${CONNECTIONS} conns`, results.baseline));
   console.log(row('bare node:http, 64 conns', results.bare64));
   console.log(row('journal --quiet, 64 conns', results.quiet64));
   console.log(row(`redeliveries of ${results.redeliveries.distinct} stored ids, ${CONNECTIONS} conns`, results.redeliveries));
@@ -283,6 +294,7 @@ export async function benchIngest() {
   console.log(row(`journal --quiet, ${(PUSH.length / 1024).toFixed(1)} KB GitHub push, ${CONNECTIONS} conns`, results.push));
   if (results.postgres) console.log(row(`PostgreSQL (--database-url), ${CONNECTIONS} conns`, results.postgres));
   console.log(`journal / bare throughput: ${(results.switchboard.perSecond / results.bare.perSecond).toFixed(2)}× (0.2: ${(results.direct.perSecond / results.bare.perSecond).toFixed(2)}×)`);
+  if (results.baseline) console.log(`this checkout / baseline (${baselineRoot}), journal --quiet: ${(results.quiet.perSecond / results.baseline.perSecond).toFixed(2)}× throughput, p99 ${results.quiet.p99} ms against ${results.baseline.p99} ms`);
   const cost = 1 - results.switchboard.perSecond / results.quiet.perSecond;
   console.log(`terminal stream (${ROUNDS} alternating rounds, means): ${results.streamedBytes} bytes printed for ${Math.round(results.switchboard.total * ROUNDS)} deliveries; throughput cost ${(cost * 100).toFixed(1)} % (target ≤ 5 %) → ${cost <= 0.05 ? 'met' : 'NOT met'}`);
   const micro = await streamCostPerDelivery();
