@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { ImportEventsOutputSchema } from '../../shared/api.js';
 import { connect, withClientOptions, type ClientFlags } from '../client.js';
 import { CliError, EXIT_FAILED, usageError } from '../exit.js';
+import { terminalSafe } from '../terminal-safe.js';
 
 /**
  * `switchboard import FILE` (DESIGN §12): streams an NDJSON export to `POST /api/import`; the
@@ -31,7 +32,7 @@ export function importCommand(): Command {
     if (flags.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else {
       process.stdout.write(`imported ${result.imported} event${result.imported === 1 ? '' : 's'}, ${result.duplicates} already stored\n`);
-      for (const error of result.errors) process.stderr.write(`  line ${error.line}: ${error.message}\n`);
+      for (const error of result.errors) process.stderr.write(`  line ${error.line}: ${terminalSafe(error.message)}\n`);
       if (result.error_count > result.errors.length) process.stderr.write(`  … and ${result.error_count - result.errors.length} more\n`);
     }
     if (result.error_count > 0) throw new CliError(`${result.error_count} line${result.error_count === 1 ? '' : 's'} of ${file} not imported`, EXIT_FAILED);
