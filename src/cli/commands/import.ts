@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { Command } from 'commander';
 import { ImportEventsOutputSchema } from '../../shared/api.js';
@@ -24,7 +24,7 @@ export function importCommand(): Command {
       .argument('<file>', 'an NDJSON file written by `switchboard export` ("-" for stdin)')
       .option('--json', 'print {imported, duplicates, errors, error_count} as JSON'),
   ).action(async (file: string, flags: ImportFlags) => {
-    if (file !== '-') await access(file).catch((error: NodeJS.ErrnoException) => Promise.reject(usageError(`${file}: ${error.code ?? error.message}`)));
+    if (file !== '-') await refuseUnreadable(file);
     const client = await connect(flags);
     const source = file === '-' ? process.stdin : createReadStream(file);
     const response = await client.post('/api/import', Readable.toWeb(source) as ReadableStream<Uint8Array>, 'application/x-ndjson');
@@ -37,4 +37,30 @@ export function importCommand(): Command {
     }
     if (result.error_count > 0) throw new CliError(`${result.error_count} line${result.error_count === 1 ? '' : 's'} of ${file} not imported`, EXIT_FAILED);
   });
+}
+
+/**
+ * One line for a file that cannot be imported at all: missing, unreadable, a directory, or a HAR
+ * file. HAR is refused, not imported: it keeps headers and bodies as text for people and tools,
+ * not the exact bytes a signature was made over, so an event imported from it could never be
+ * replayed faithfully (README: "Export and import").
+ */
+async function refuseUnreadable(file: string): Promise<void> {
+  let head: string;
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+      head = buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : ((error as Error).message ?? code);
+    throw usageError(`cannot import ${file}: ${why}`);
+  }
+  if (/^\s*\{\s*"log"\s*:/.test(head)) {
+    throw usageError(`cannot import ${file}: it is a HAR file, and switchboard imports only its own NDJSON exports (HAR does not keep the exact bytes signatures were made over) — export with: switchboard export --format ndjson`);
+  }
 }
