@@ -26,7 +26,7 @@ import { setPath } from '../dot-path.js';
 import { eventNotFound, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ProviderSet, WebhookProvider } from '../provider-set.js';
-import { sanitizeHeaders } from '../redact.js';
+import { sanitizeHeaders, scrubSecrets } from '../redact.js';
 import type { EventRecord, ReplayRecord } from '../store/types.js';
 import type { EventStore } from '../store/event-store.js';
 import { MAX_RESPONSE_BODY_BYTES, REDACTED, type Replay } from '../../shared/events.js';
@@ -336,7 +336,7 @@ export interface SendReplayOptions {
   /** A dispatcher whose connections go through the guard (guardedAgent). */
   agent: Dispatcher;
   timeoutMs: number;
-  /** Scrubbed from the response headers kept. */
+  /** Scrubbed from the response headers and body kept. */
   secrets: readonly string[];
   controller: AbortController;
   /**
@@ -385,7 +385,9 @@ export async function sendReplayRequest(
     });
     status = response.statusCode;
     responseHeaders = sanitizeHeaders(response.headers, options.secrets);
-    const body = await (options.readBody ?? ((stream) => readCapped(stream, MAX_RESPONSE_BODY_BYTES)))(response.body);
+    const read = await (options.readBody ?? ((stream) => readCapped(stream, MAX_RESPONSE_BODY_BYTES)))(response.body);
+    // The handler's answer may echo a configured secret, in any encoding: scrubbed before anything keeps it.
+    const body = scrubSecrets(read, options.secrets);
     return delivered(status, elapsed(), responseHeaders, body, null);
   } catch (error) {
     if (error instanceof TargetRefusedError) return error;
