@@ -14,9 +14,7 @@ import { startConsumer, type Consumer } from '../core/replay/consumer.js';
  */
 
 /** Any C0/C1 control character or DEL except the newline: what must never reach a terminal raw. */
-// eslint-disable-next-line no-control-regex
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
-const TIME = '\\d\\d:\\d\\d:\\d\\d';
 
 let dir: string;
 let dataDir: string;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
-import type { LiveMessage, SwitchboardApi } from '../../shared/api.js';
+import type { SwitchboardApi } from '../../shared/api.js';
 import { sendJson } from '../control/server.js';
 import { httpStatusFor, SwitchboardError } from '../errors.js';
 import { readBody } from '../http-body.js';
