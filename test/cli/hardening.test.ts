@@ -42,7 +42,7 @@ beforeAll(async () => {
   dataDir = join(dir, 'data');
   consumer = await startConsumer();
   const config = join(dir, 'config.json');
-  await writeFile(config, JSON.stringify({ providers: [{ name: 'homelab', kind: 'open' }, { name: 'shop', kind: 'open', forward_to: [consumer.url('/shop')] }] }));
+  await writeFile(config, JSON.stringify({ providers: [{ name: 'homelab', kind: 'open' }, { name: 'shop', kind: 'open', forward_to: [consumer.url('/shop')] }, { name: 'gh', kind: 'github', secrets: [{ env: 'HARDENING_UNSET_SECRET' }] }] }));
   serve = await spawnServe(['--data-dir', dataDir, '--config', config, '--port', '0', '--control-port', '0', '--database-url', 'memory://']);
 });
 afterAll(async () => {
@@ -118,6 +118,23 @@ describe('the terminal stream coalesces only real bursts (#26.10)', () => {
       (text) => ids.every((id) => new RegExp(`#${id}  open$`, 'm').test(text) && new RegExp(`→ .*/shop  200  \\d+ ms  #${id}$`, 'm').test(text)),
     );
     expect(out).not.toMatch(/more in the last second/);
+  });
+});
+
+describe('providers with a long hint (#26.10)', () => {
+  it('keeps the table whole and prints the advice under it', async () => {
+    const run = await cli('providers');
+    expect(run.code).toBe(0);
+    const [table, notes] = run.stdout.split('\n\n');
+    const rows = table!.split('\n');
+    const secretAt = rows[0]!.indexOf('SECRET');
+    const receivesAt = rows[0]!.indexOf('RECEIVES AT');
+    for (const row of rows.slice(1)) {
+      expect(row.slice(secretAt), row).toMatch(/^(configured|missing|-)\s/);
+      expect(row.slice(receivesAt), row).toMatch(/^http:\/\//);
+    }
+    expect(rows.find((row) => row.startsWith('gh '))).toMatch(/listening \(see below\)|error \(see below\)/);
+    expect(notes).toMatch(/^ {2}gh: .*HARDENING_UNSET_SECRET/m);
   });
 });
 
