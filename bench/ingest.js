@@ -254,6 +254,16 @@ export async function benchIngest() {
     results.redeliveries.distinct = stored.length;
     results.redeliveries.storedAnew = (await newestId(quiet)) - newestBefore;
     results.push = await loadServe(quiet, CONNECTIONS, [direct, quiet, streaming], null, PUSH);
+    // Ingest with the live-stream cap reached (#22.13): 2,000 streams asked for, the cap's worth
+    // open and read (each gets every event), the rest refused with 429.
+    const live = await openLiveStreams(quiet, 2_000);
+    try {
+      results.liveCap = await loadServe(quiet, CONNECTIONS, [direct, quiet, streaming]);
+      results.liveCap.open = live.open;
+      results.liveCap.refused = live.refused;
+    } finally {
+      live.close();
+    }
   } finally {
     await direct.stop();
     await quiet.stop();
@@ -293,6 +303,8 @@ export async function benchIngest() {
   console.log(`  (events stored by the redeliveries: ${results.redeliveries.storedAnew}, expected 0)`);
   console.log(row(`journal --quiet, ${(PUSH.length / 1024).toFixed(1)} KB GitHub push, ${CONNECTIONS} conns`, results.push));
   if (results.postgres) console.log(row(`PostgreSQL (--database-url), ${CONNECTIONS} conns`, results.postgres));
+  console.log(row(`journal --quiet, ${results.liveCap.open} live streams open, ${CONNECTIONS} conns`, results.liveCap));
+  console.log(`  (live streams: ${results.liveCap.open} open, ${results.liveCap.refused} of 2,000 refused with 429; ingest with the cap reached / without: ${(results.liveCap.perSecond / results.quiet.perSecond).toFixed(2)}×)`);
   console.log(`journal / bare throughput: ${(results.switchboard.perSecond / results.bare.perSecond).toFixed(2)}× (0.2: ${(results.direct.perSecond / results.bare.perSecond).toFixed(2)}×)`);
   if (results.baseline) console.log(`this checkout / baseline (${baselineRoot}), journal --quiet: ${(results.quiet.perSecond / results.baseline.perSecond).toFixed(2)}× throughput, p99 ${results.quiet.p99} ms against ${results.baseline.p99} ms`);
   const cost = 1 - results.switchboard.perSecond / results.quiet.perSecond;
@@ -335,4 +347,25 @@ async function streamCostPerDelivery() {
   await new Promise((resolve) => setTimeout(resolve, 1200)); // the last "… more" line
   stream.close();
   return { bareNs, streamNs, lines, events: EVENTS };
+}
+
+/** Asks for `count` live streams (GET /api/live) and reads every one that opens. */
+async function openLiveStreams(serve, count) {
+  const controllers = [];
+  let open = 0;
+  let refused = 0;
+  for (let i = 0; i < count; i++) {
+    const controller = new AbortController();
+    const response = await fetch(`${serve.control}/api/live`, { headers: { authorization: `Bearer ${serve.token}` }, signal: controller.signal }).catch(() => null);
+    if (response?.status === 200) {
+      open++;
+      controllers.push(controller);
+      // Read as a browser would, so the server's writes never back up.
+      void response.body.pipeTo(new WritableStream()).catch(() => undefined);
+    } else {
+      refused++;
+      await response?.body?.cancel();
+    }
+  }
+  return { open, refused, close: () => controllers.forEach((controller) => controller.abort()) };
 }

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { IsoDateSchema, IsoDateTimeSchema } from '../shared/input.js';
 
 /** Argument parsers for commander: a bad value is a usage error (exit 2) naming the flag. */
 
@@ -14,6 +15,18 @@ export function eventId(value: string): number {
   const n = Number(value.replace(/^#/, ''));
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('an event id is a positive whole number, e.g. 1042 or #1042');
   return n;
+}
+
+/**
+ * `--since` / `--until`: an ISO-8601 date or a time with its offset, as the API takes them —
+ * refused here with an example, rather than the API's bare "Invalid input".
+ */
+export function isoTime(flag: string): (value: string) => string {
+  return (value) => {
+    if (IsoDateSchema.safeParse(value).success || IsoDateTimeSchema.safeParse(value).success) return value;
+    const example = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    throw new InvalidArgumentError(`${flag} takes an ISO-8601 date or time, e.g. ${flag} ${example} (a day) or ${flag} ${example}T09:00:00Z (a time, Z or ±hh:mm)`);
+  };
 }
 
 /** `--set data.object.amount_total=999` (repeatable): the value as JSON when it parses, else as a string. */

@@ -1,9 +1,10 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { API, type ApiInput, type ApiOutput, type LiveMessage } from '../shared/api.js';
 import type { ApiMethod } from '../shared/api-methods.js';
-import { TOKEN_FILE } from '../core/control/auth.js';
+import { IDENTITY_KEY_FILE, identityProof, TOKEN_FILE } from '../core/control/auth.js';
 import { CONTROL_URL_FILE, resolveDataDir } from './data-dir.js';
 import { CliError, EXIT_FAILED, EXIT_USAGE, usageError } from './exit.js';
 
@@ -12,7 +13,9 @@ import { CliError, EXIT_FAILED, EXIT_USAGE, usageError } from './exit.js';
  * uses). Which instance: `--control-url`, else the URL `serve` recorded in the data dir, else
  * `control.host`/`control.port` from its config.json, else 127.0.0.1:7778. The token:
  * `--token`, else `SWITCHBOARD_TOKEN`, else `<data dir>/control-token`. The token is only ever
- * sent to that URL; it is never printed.
+ * sent to that URL; it is never printed. Unless the URL was given with `--control-url` (the
+ * user's own choice), the instance there must first prove it owns the data dir (`GET /identity`,
+ * src/core/control/auth.ts): a program listening on a stale recorded port never sees the token.
  */
 
 export interface ClientFlags {
@@ -33,12 +36,21 @@ export function withClientOptions(command: Command): Command {
     .option('--token <token>', 'control token (default: $SWITCHBOARD_TOKEN, else <data dir>/control-token)');
 }
 
+/** Whose identity the client checks before the token leaves: the data dir it was read from. */
+export interface IdentityCheck {
+  dataDir: string;
+}
+
 export class ControlClient {
+  private identified: Promise<void> | undefined;
+
   constructor(
     readonly base: URL,
     private readonly token: string | undefined,
     /** How `serve` would be started for this data dir, for the "start one" line. */
     private readonly startCommand: string,
+    /** Absent for an explicit `--control-url`: then the user chose whom to talk to. */
+    private readonly identity?: IdentityCheck,
   ) {}
 
   get where(): string {
@@ -100,21 +112,47 @@ export class ControlClient {
     return { done };
   }
 
-  private async request(path: string, init: RequestInit): Promise<Response> {
-    let response: Response;
-    try {
-      response = await fetch(new URL(path, this.base), {
-        ...init,
-        headers: { ...(init.headers as Record<string, string> | undefined), ...(this.token ? { authorization: `Bearer ${this.token}` } : {}) },
-      });
-    } catch (error) {
-      if ((error as Error).name === 'AbortError') throw error;
-      const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
-      if (code === undefined || NOT_ANSWERING.has(code)) {
-        throw new CliError(`no switchboard is answering on ${this.where} — start one with: ${this.startCommand}`, EXIT_USAGE, undefined, true);
-      }
-      throw new CliError(`cannot reach ${this.where}: ${code}`, EXIT_USAGE);
+  /**
+   * The instance at `base` proves it knows the data dir's identity key, bound to the port it
+   * listens on — before any request carries the token. Asked once per client.
+   */
+  private checkIdentity(): Promise<void> {
+    this.identified ??= this.proveIdentity();
+    return this.identified;
+  }
+
+  private async proveIdentity(): Promise<void> {
+    const { dataDir } = this.identity!;
+    const keyPath = join(dataDir, IDENTITY_KEY_FILE);
+    const key = (await readFile(keyPath, 'utf8').catch(() => '')).trim();
+    const trustAnyway = `pass --control-url ${this.base.origin} to talk to it anyway`;
+    if (key === '') {
+      // No key: no instance of this version ever ran on this data dir, or it is an older one.
+      await this.fetchOrExplain('/healthz', {});
+      throw new CliError(
+        `cannot check that ${this.where} is the switchboard of ${dataDir}: ${keyPath} is missing (an older switchboard? restart it) — the control token was not sent; ${trustAnyway}`,
+        EXIT_USAGE,
+      );
     }
+    const nonce = randomBytes(32).toString('base64url');
+    const response = await this.fetchOrExplain(`/identity?nonce=${nonce}`, { method: 'GET' });
+    const body = (await response.json().catch(() => null)) as { proof?: unknown } | null;
+    const expected = Buffer.from(identityProof(key, Number(this.base.port || (this.base.protocol === 'https:' ? 443 : 80)), nonce), 'hex');
+    const proof = typeof body?.proof === 'string' && /^[0-9a-f]{64}$/.test(body.proof) ? Buffer.from(body.proof, 'hex') : null;
+    if (!response.ok || proof === null || !timingSafeEqual(proof, expected)) {
+      throw new CliError(
+        `what answers on ${this.where} is not the switchboard of ${dataDir} (it could not prove it knows ${keyPath}), so the control token was not sent — is another program, or another account's switchboard, on that port? Start yours with: ${this.startCommand}, or ${trustAnyway}`,
+        EXIT_USAGE,
+      );
+    }
+  }
+
+  private async request(path: string, init: RequestInit): Promise<Response> {
+    if (this.identity && this.token) await this.checkIdentity();
+    const response = await this.fetchOrExplain(path, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string> | undefined), ...(this.token ? { authorization: `Bearer ${this.token}` } : {}) },
+    });
     if (response.status === 401) {
       await response.body?.cancel();
       throw new CliError(
@@ -125,6 +163,20 @@ export class ControlClient {
       );
     }
     return response;
+  }
+
+  /** fetch, with "nothing is listening there" said in one line. */
+  private async fetchOrExplain(path: string, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(new URL(path, this.base), init);
+    } catch (error) {
+      if ((error as Error).name === 'AbortError') throw error;
+      const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
+      if (code === undefined || NOT_ANSWERING.has(code)) {
+        throw new CliError(`no switchboard is answering on ${this.where} — start one with: ${this.startCommand}`, EXIT_USAGE, undefined, true);
+      }
+      throw new CliError(`cannot reach ${this.where}: ${code}`, EXIT_USAGE);
+    }
   }
 }
 
@@ -147,7 +199,7 @@ export async function connect(flags: ClientFlags): Promise<ControlClient> {
   const base = await controlUrl(flags.controlUrl, dataDir);
   const token = flags.token || process.env.SWITCHBOARD_TOKEN || (await readFile(join(dataDir, TOKEN_FILE), 'utf8').catch(() => '')).trim() || undefined;
   const startCommand = flags.dataDir !== undefined ? `switchboard serve --data-dir ${flags.dataDir}` : 'switchboard serve';
-  return new ControlClient(base, token, startCommand);
+  return new ControlClient(base, token, startCommand, flags.controlUrl !== undefined ? undefined : { dataDir });
 }
 
 async function controlUrl(flag: string | undefined, dataDir: string): Promise<URL> {

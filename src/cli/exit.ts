@@ -5,6 +5,8 @@
  * and exits, so no command calls `process.exit` itself.
  */
 
+import { terminalSafeBlock } from './terminal-safe.js';
+
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
@@ -31,6 +33,8 @@ export function usageError(message: string, hint?: string, cause?: unknown): Cli
 }
 
 export function formatCliError(error: CliError): string {
-  const head = error.bare ? error.message : `switchboard: ${error.message}`;
-  return `${head}${error.hint ? `\n  fix: ${error.hint}` : ''}\n`;
+  // A server's message may quote what a sender wrote: shown terminal-safe like everything else.
+  const message = terminalSafeBlock(error.message);
+  const head = error.bare ? message : `switchboard: ${message}`;
+  return `${head}${error.hint ? `\n  fix: ${terminalSafeBlock(error.hint)}` : ''}\n`;
 }

@@ -1,5 +1,6 @@
 import type { styleText } from 'node:util';
 import type { TrustMode } from '../shared/events.js';
+import { terminalSafe } from './terminal-safe.js';
 
 /** Human output of the CLI: local times, aligned tables, the UI's colour language for trust. */
 
@@ -39,9 +40,9 @@ export function bytes(size: number): string {
   return `${(size / 1024 / 1024).toFixed(1)} MB`;
 }
 
-/** Columns padded to their widest cell (the last column is not padded). */
+/** Columns padded to their widest cell (the last column is not padded); cells shown terminal-safe. */
 export function table(header: string[], rows: string[][]): string {
-  const all = [header, ...rows];
+  const all = [header, ...rows].map((row) => row.map(terminalSafe));
   const widths = header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)));
   return all.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd()).join('\n') + '\n';
 }

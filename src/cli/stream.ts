@@ -4,6 +4,7 @@ import type { ReplayRecord } from '../core/store/types.js';
 import type { Services } from '../core/services.js';
 import type { EventSummary, Rejection } from '../shared/events.js';
 import { clockTime, TRUST_STYLE, type Style } from './format.js';
+import { terminalSafe as safe } from './terminal-safe.js';
 
 /**
  * The terminal stream of `switchboard serve` (DESIGN §13): one line per accepted delivery,
@@ -12,15 +13,19 @@ import { clockTime, TRUST_STYLE, type Style } from './format.js';
  * Ordering and cost: a bus listener runs inside the ingest path (the bus announces an event
  * before the receiver answers), and stdout is a blocking file descriptor on Linux when it is a
  * pipe or a terminal, so a slow reader would stall the receiver. So a listener only appends
- * the record to a short buffer, or counts it once the buffer is full; a timer formats and
- * writes the buffer in one write every STREAM_TICK_MS. A burst prints at most
- * STREAM_LINES_PER_TICK lines per tick and then one "… 2,431 more in the last second" line
- * per second (JSON: `{"type":"skipped","count":2431}`) — every record is still in the
- * database, the UI and `switchboard events`.
+ * the record to a bounded backlog, or counts it once the backlog is full; a timer formats and
+ * writes at most STREAM_LINES_PER_TICK lines of it in one write every STREAM_TICK_MS. So a
+ * short burst (a test run's 10 events and their forwards) prints whole, a little later; only a
+ * real burst — more than STREAM_BACKLOG records waiting, a second's worth of lines — is
+ * coalesced into one "… 2,431 more in the last second" line per second (JSON:
+ * `{"type":"skipped","count":2431}`). Every record is still in the database, the UI and
+ * `switchboard events`.
  */
 
 export const STREAM_TICK_MS = 100;
 export const STREAM_LINES_PER_TICK = 10;
+/** Lines waiting to be printed before coalescing starts: one second at the printing rate. */
+export const STREAM_BACKLOG = STREAM_LINES_PER_TICK * 10;
 export const STREAM_SKIPPED_WINDOW_MS = 1000;
 
 export type LogFormat = 'text' | 'json';
@@ -54,21 +59,22 @@ export function startTerminalStream(bus: EventBus, options: StreamOptions): Term
   const tick = () => {
     timer = undefined;
     let chunk = '';
-    for (const entry of buffer) chunk += `${render(entry)}\n`;
-    buffer = [];
+    const lines = buffer.length <= STREAM_LINES_PER_TICK ? buffer : buffer.slice(0, STREAM_LINES_PER_TICK);
+    for (const entry of lines) chunk += `${render(entry)}\n`;
+    buffer = lines === buffer ? [] : buffer.slice(STREAM_LINES_PER_TICK);
     if (skipped > 0 && now() - skippedSince >= STREAM_SKIPPED_WINDOW_MS) {
       chunk += `${options.format === 'json' ? JSON.stringify({ type: 'skipped', time: new Date(now()).toISOString(), count: skipped }) : skippedLine(skipped, options.color)}\n`;
       skipped = 0;
     }
     if (chunk !== '') options.write(chunk);
-    if (skipped > 0 && !closed) arm();
+    if ((skipped > 0 || buffer.length > 0) && !closed) arm();
   };
   const arm = () => {
     timer = setTimeout(tick, STREAM_TICK_MS);
     timer.unref();
   };
   const push = (entry: Entry) => {
-    if (buffer.length < STREAM_LINES_PER_TICK) buffer.push(entry);
+    if (buffer.length < STREAM_BACKLOG) buffer.push(entry);
     else if (skipped++ === 0) skippedSince = now();
     if (timer === undefined) arm();
   };
@@ -176,25 +182,25 @@ function textLine(color: boolean): (entry: Entry) => string {
       case 'event':
       case 'duplicate': {
         const event = entry.record;
-        const head = `${paint('dim', clockTime(event.received_at))}  ${event.provider.padEnd(PROVIDER_WIDTH)}  ${(event.event_type ?? '-').padEnd(TYPE_WIDTH)}  #${event.id}`;
+        const head = `${paint('dim', clockTime(event.received_at))}  ${safe(event.provider).padEnd(PROVIDER_WIDTH)}  ${safe(event.event_type ?? '-').padEnd(TYPE_WIDTH)}  #${event.id}`;
         const test = event.origin === 'test' ? `  ${paint(['bold', 'magenta'], 'TEST')}` : '';
         if (entry.type === 'duplicate') {
-          return `${head}  ${paint('dim', `duplicate${event.external_id ? ` of ${event.external_id}` : ''}, already stored`)}${test}`;
+          return `${head}  ${paint('dim', `duplicate${event.external_id ? ` of ${safe(event.external_id)}` : ''}, already stored`)}${test}`;
         }
         return `${head}  ${paint(TRUST_STYLE[event.trust_mode], event.trust_mode)}${test}`;
       }
       case 'rejection': {
         const rejection = entry.record;
-        const hint = rejection.hint ? ` — ${shortHint(rejection.hint)}` : '';
-        return `${paint('dim', clockTime(rejection.received_at))}  ${rejection.provider.padEnd(PROVIDER_WIDTH)}  ${paint('red', `rejected ${rejection.reason}`)}${hint}`;
+        const hint = rejection.hint ? ` — ${safe(shortHint(rejection.hint))}` : '';
+        return `${paint('dim', clockTime(rejection.received_at))}  ${safe(rejection.provider).padEnd(PROVIDER_WIDTH)}  ${paint('red', `rejected ${safe(rejection.reason)}`)}${hint}`;
       }
       case 'replay': {
         const replay = entry.record;
         const outcome = replay.delivered
           ? `${paint(replay.response_status !== null && replay.response_status < 400 ? 'green' : 'red', String(replay.response_status))}  ${replay.response_ms ?? '?'} ms`
-          : paint('red', `failed: ${replay.error ?? 'not delivered'}`);
+          : paint('red', `failed: ${safe(replay.error ?? 'not delivered')}`);
         const who = replay.requested_by === 'forward' ? '' : `, replay by ${replay.requested_by}`;
-        return `${paint('dim', clockTime(replay.created_at))}  → ${replay.target_url}  ${outcome}  ${paint('dim', `#${replay.event_id}${who}`)}`;
+        return `${paint('dim', clockTime(replay.created_at))}  → ${safe(replay.target_url)}  ${outcome}  ${paint('dim', `#${replay.event_id}${who}`)}`;
       }
     }
   };

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { configWarnings, parseConfig, restartRequiredChanges, type Config } from './config.js';
+import { configWarnings, EMPTY_CONFIG_HINT, parseConfig, restartRequiredChanges, type Config } from './config.js';
 import { watchPath } from './file-watch.js';
 import type { Logger } from './logger.js';
 
@@ -75,7 +75,9 @@ export function watchConfigFile(options: ConfigWatcherOptions): ConfigWatcher {
       reportedRefusal = read.reason;
       return;
     }
-    const recovered = state === 'missing' || state === 'refused';
+    // Only a reported problem is "recovered" from: a file that appears with what is already
+    // running (the UI's first save creates it) says nothing.
+    const recovered = state === 'refused';
     if (state === 'refused') options.onProblem?.(null);
     state = 'ok';
     unconfirmedRefusal = undefined;
@@ -111,6 +113,7 @@ async function readConfig(path: string): Promise<Read> {
     if (code === 'ENOENT') return { kind: 'missing' };
     return { kind: 'refused', text: null, reason: `cannot be read (${code ?? (error as Error).message})` };
   }
+  if (text.trim() === '') return { kind: 'refused', text, reason: `the file is empty: ${EMPTY_CONFIG_HINT}` };
   let json: unknown;
   try {
     json = JSON.parse(text);

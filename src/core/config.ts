@@ -172,6 +172,9 @@ export function parseConfig(input: unknown, source = 'config'): Config {
   return result.data;
 }
 
+/** An empty file is not "JSON with a comment": say what the smallest valid one is. */
+export const EMPTY_CONFIG_HINT = 'write {} in it (or { "providers": [] }), or delete it to start with no providers';
+
 /** The file's JSON as written (no defaults applied), or `undefined` when there is no file. */
 export async function readConfigJson(path: string): Promise<unknown> {
   let text: string;
@@ -181,6 +184,7 @@ export async function readConfigJson(path: string): Promise<unknown> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new SwitchboardError('config_invalid', `${path}: cannot be read (${(error as Error).message})`, { cause: error });
   }
+  if (text.trim() === '') throw new SwitchboardError('config_invalid', `${path}: the file is empty`, { hint: EMPTY_CONFIG_HINT });
   try {
     return JSON.parse(text);
   } catch (error) {

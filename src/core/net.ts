@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { SwitchboardError } from './errors.js';
 
 /** listen() that turns EADDRINUSE/EACCES into one clear, actionable error. */
@@ -32,6 +32,27 @@ export function listen(server: Server, host: string, port: number, what: 'receiv
     server.once('listening', onListening);
     server.listen(port, host);
   });
+}
+
+/**
+ * Fails as `listen` would when the port cannot be had, then lets it go again: start-up checks
+ * its ports before it spends seconds opening the database (a taken port is said at once).
+ * Port 0 always succeeds. A port taken between the probe and the real listen still fails there.
+ */
+export async function probePort(host: string, port: number, what: 'receiver' | 'control'): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await listen(probe as unknown as Server, host, port, what);
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
+/** The receiver and the control server on one port: one clear line instead of "already in use". */
+export function checkDistinctPorts(receiverPort: number, controlPort: number): void {
+  if (receiverPort !== 0 && receiverPort === controlPort) {
+    throw new SwitchboardError('config_invalid', `the receiver and the control server cannot share port ${receiverPort}`, {
+      hint: 'give them different ports (--port N and --control-port M, or receiver.port and control.port in config.json)',
+    });
+  }
 }
 
 /** `http://127.0.0.1:7777`, with IPv6 hosts bracketed. */

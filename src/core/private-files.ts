@@ -45,6 +45,8 @@ const OWNED_ENTRIES = [
   'control-url',
   'config.json',
   'control-token',
+  // proves to the CLI that an instance owns this data dir (src/core/control/auth.ts)
+  'identity-key',
   // the desktop shell's encrypted secrets (src/main/secrets.ts)
   'secrets.json',
 ];

@@ -178,3 +178,61 @@ export function redactQuery(path: string, secrets: readonly string[] = []): stri
     .join('&');
   return `${path.slice(0, mark + 1)}${redacted}${fragment < 0 ? '' : path.slice(fragment)}`;
 }
+
+/**
+ * The forms a secret takes in a handler's answer (DESIGN §6, #22.7), as latin1 strings (one
+ * character per byte), longest first: its UTF-8 bytes raw; URL-encoded (upper- and lowercase
+ * escapes, `+` for a space); base64 and base64url at each of the three byte alignments it can
+ * have inside a longer encoded text (only the characters that depend on the secret's bytes
+ * alone); hex in either case.
+ */
+const scrubCache = new WeakMap<readonly string[], string[]>();
+
+function secretForms(secrets: readonly string[]): string[] {
+  let forms = scrubCache.get(secrets);
+  if (!forms) {
+    const all = new Set<string>();
+    for (const secret of secrets) {
+      if (secret.length < MIN_SECRET_CHARS) continue;
+      const bytes = Buffer.from(secret, 'utf8');
+      all.add(bytes.toString('latin1'));
+      const url = encodeURIComponent(secret);
+      all.add(url).add(url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())).add(url.replace(/%20/g, '+'));
+      for (let align = 0; align < 3; align++) {
+        const encoded = Buffer.concat([Buffer.alloc(align), bytes]).toString('base64');
+        // Characters that mix the padding's bits (before) or the next bytes' bits (after) differ per context.
+        const skip = align === 0 ? 0 : align + 1;
+        const core = encoded.slice(skip, Math.floor(((align + bytes.length) * 8) / 6));
+        if (core.length >= MIN_SECRET_CHARS) all.add(core).add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+      }
+      all.add(bytes.toString('hex')).add(bytes.toString('hex').toUpperCase());
+    }
+    forms = [...all].sort((a, b) => b.length - a.length);
+    scrubCache.set(secrets, forms);
+  }
+  return forms;
+}
+
+const REDACTED_LATIN1 = Buffer.from(REDACTED, 'utf8').toString('latin1');
+
+/**
+ * A handler's answer with every configured secret replaced by «redacted», in every form above,
+ * text or binary alike, before the API, MCP, the UI or a `replays` row sees it. An answer cut at
+ * the size cap that ends with the start of a form has that start replaced too.
+ */
+export function scrubSecrets(body: Uint8Array, secrets: readonly string[]): Uint8Array {
+  const forms = secretForms(secrets);
+  if (forms.length === 0 || body.length === 0) return body;
+  const original = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1');
+  let text = original;
+  for (const form of forms) if (text.includes(form)) text = text.split(form).join(REDACTED_LATIN1);
+  for (const form of forms) {
+    for (let length = form.length - 1; length >= MIN_SECRET_CHARS; length--) {
+      if (text.endsWith(form.slice(0, length))) {
+        text = text.slice(0, text.length - length) + REDACTED_LATIN1;
+        break;
+      }
+    }
+  }
+  return text === original ? body : Buffer.from(text, 'latin1');
+}

@@ -6,14 +6,14 @@ import type { ConfigProblem, ForwardProblem, SwitchboardApi } from '../shared/ap
 import { locateConfigProblem } from './config-problem.js';
 import { watchConfigFile } from './config-watcher.js';
 import { configWarnings, loadConfigFile, parseConfig, writeConfigFile, type Config, type ConfigInput, type SecretVault } from './config.js';
-import { loadOrCreateToken, TOKEN_FILE } from './control/auth.js';
+import { checkControlToken, loadOrCreateIdentityKey, loadOrCreateToken, TOKEN_FILE } from './control/auth.js';
 import type { ControlServer } from './control/server.js';
 import { watchControlToken } from './control/token-watcher.js';
 import { SwitchboardError } from './errors.js';
 import type { Services, Urls } from './services.js';
 import { consoleLogger, type Logger } from './logger.js';
 import type { McpSessions } from './mcp/sessions.js';
-import { originOf } from './net.js';
+import { checkDistinctPorts, originOf, probePort } from './net.js';
 import { rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
 import { describePermissionFix, fixDataDirPermissions, usePrivateUmask } from './private-files.js';
 import { ProviderSet } from './provider-set.js';
@@ -174,6 +174,7 @@ export class Switchboard implements Services {
 
   async start(): Promise<void> {
     const { options } = this;
+    checkControlToken(options.token);
     // Before anything is written: the database, token and config are for this account only.
     usePrivateUmask();
     await ensureWritableDir(options.dataDir);
@@ -190,6 +191,13 @@ export class Switchboard implements Services {
       const fixed = describePermissionFix(options.dataDir, await permissions);
       if (fixed) this.logger.warn(fixed);
       this.controlToken = options.token ?? (await loadOrCreateToken(options.dataDir));
+      const identityKey = await loadOrCreateIdentityKey(options.dataDir);
+      // Ports before the database: a port in use is said at once, not after seconds of opening.
+      const receiverPort = options.receiverPort ?? this.currentConfig.receiver.port;
+      const controlPort = options.controlPort ?? this.currentConfig.control.port;
+      checkDistinctPorts(receiverPort, controlPort);
+      await probePort(this.currentConfig.receiver.host, receiverPort, 'receiver');
+      await probePort(this.currentConfig.control.host, controlPort, 'control');
       const url = options.databaseUrl ?? this.currentConfig.database.url;
       if (!url && !embeddedDatabaseExists(options.dataDir)) {
         this.startupPhase('creating-database', `creating the database in ${options.dataDir} — first start only, this takes a few seconds`);
@@ -251,15 +259,16 @@ export class Switchboard implements Services {
       this.onStop('queues', () => queues.stop());
       this.receiver = new Receiver(deps, {
         host: this.currentConfig.receiver.host,
-        port: options.receiverPort ?? this.currentConfig.receiver.port,
+        port: receiverPort,
         maxBodyBytes: () => this.currentConfig.receiver.max_body_bytes,
         publicUrl: () => this.currentConfig.receiver.public_url ?? null,
         now: this.now,
       });
       this.controlServer = new ControlServer({
         host: this.currentConfig.control.host,
-        port: options.controlPort ?? this.currentConfig.control.port,
+        port: controlPort,
         token: this.controlToken,
+        identityKey,
         rendererDir: options.rendererDir === undefined ? existingDir(defaultRendererDir()) : options.rendererDir,
         logger: this.logger,
       });

@@ -105,7 +105,7 @@ export const ReplayEventInputSchema = z.strictObject({
     .record(inputText(), z.unknown())
     .optional()
     .describe('dot path → JSON value set in the JSON body (form fields by name), e.g. {"data.object.amount_total": 999}; applied to payload when given'),
-  requested_by: z.enum(API_CALLERS).optional().describe('who is asking, recorded on the replay row (default ui)'),
+  requested_by: z.enum(API_CALLERS).optional().describe('who is asking, recorded on the replay row (default api; the web UI sends ui)'),
 });
 export const ReplayEventOutputSchema = ReplaySchema;
 

@@ -117,8 +117,29 @@ describe('serve refuses to start with one clear line and exit code 2', () => {
       expect(result.code).toBe(2);
       expectOneClearLine(result.stderr, new RegExp(`receiver port ${port} .* already in use`));
       expect(result.stderr).toMatch(/--port/);
+      // Said before the database is opened (#26.10): no seconds spent creating one first.
+      expect(result.stderr).not.toMatch(/creating the database|opening the database/);
     } finally {
       blocker.close();
+    }
+  });
+
+  it('on the same port for the receiver and the control server, saying so (not "another switchboard")', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-cli-sameport-'));
+    const result = await serveFailure(['--data-dir', dir, '--port', '47999', '--control-port', '47999']);
+    expect(result.code).toBe(2);
+    expectOneClearLine(result.stderr, /the receiver and the control server cannot share port 47999/);
+    expect(result.stderr).not.toMatch(/another switchboard|already in use/);
+  });
+
+  it('on a SWITCHBOARD_TOKEN shorter than 24 characters, in one line naming the variable', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-cli-shorttoken-'));
+    for (const token of ['a', 'x'.repeat(23)]) {
+      const result = await serveFailure(['--data-dir', dir, '--port', '0', '--control-port', '0'], { SWITCHBOARD_TOKEN: token });
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(/^switchboard: SWITCHBOARD_TOKEN .*at least 24 characters/);
+      if (token.length > 1) expect(result.stderr).not.toContain(token); // never the token itself
     }
   });
 

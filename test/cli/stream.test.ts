@@ -87,7 +87,7 @@ describe('serve prints one line per delivery, duplicate, rejection and forward',
     expect(serve.stderr()).not.toContain('signature_mismatch');
   });
 
-  it('coalesces a burst: a few lines per tick, then how many more, and nothing is lost from the count', async () => {
+  it('under a burst, every delivery is a line or counted in a "… N more" line', async () => {
     const before = serve.stdout().length;
     const BURST = 400;
     const answers = await Promise.all(Array.from({ length: BURST }, (_, i) => post(serve, 'homelab', { type: 'burst', i })));
@@ -104,9 +104,9 @@ describe('serve prints one line per delivery, duplicate, rejection and forward',
         return lines + more === BURST;
       },
     );
-    const { lines, more } = counted(out);
-    expect(more).toBeGreaterThan(0);
-    expect(lines).toBeLessThan(BURST);
+    // Whether this machine delivers them fast enough to be a real burst varies; the in-process
+    // test below makes one deterministically.
+    const { lines } = counted(out);
     expect(lines).toBeGreaterThanOrEqual(STREAM_LINES_PER_TICK);
   });
 });
@@ -193,6 +193,31 @@ describe('the stream in process', () => {
     }
     expect(shortHint('no Linear-Signature header: is this URL the one set under Settings?')).toBe('no Linear-Signature header');
     expect(shortHint('x'.repeat(200))).toHaveLength(90);
+  });
+
+  it('coalesces only real bursts: 10 events and 10 replays print whole; 1,000 at once print a backlog and a count', async () => {
+    const { EventBus } = await import('../../src/core/bus.js');
+    const { startTerminalStream, STREAM_BACKLOG } = await import('../../src/cli/stream.js');
+    const bus = new EventBus();
+    let out = '';
+    const stream = startTerminalStream(bus, { format: 'text', color: false, write: (chunk) => (out += chunk) });
+    const replay = { id: 1, event_id: 7, target_url: 'http://localhost:3000/hooks', requested_by: 'forward', delivered: true, response_status: 200, response_ms: 3, resigned: true, error: null, created_at: new Date().toISOString() };
+    for (let i = 0; i < 10; i++) {
+      bus.emit('event', { ...event, id: 100 + i });
+      bus.emit('replay', { ...replay, id: i + 1, event_id: 100 + i } as never);
+    }
+    await waitForOutput(() => out, (text) => text.split('\n').length > 20);
+    expect(out.trim().split('\n')).toHaveLength(20);
+    expect(out).not.toMatch(/more in the last second/);
+
+    out = '';
+    for (let i = 0; i < 1_000; i++) bus.emit('event', { ...event, id: 1_000 + i });
+    const more = (text: string) => Number(/… ([\d,]+) more in the last second/.exec(text)?.[1]?.replace(/,/g, '') ?? 0);
+    await waitForOutput(() => out, (text) => more(text) > 0 && text.trim().split('\n').length > STREAM_BACKLOG, 10_000);
+    stream.close();
+    const lines = out.trim().split('\n').filter((line) => /#\d+/.test(line)).length;
+    expect(lines).toBe(STREAM_BACKLOG);
+    expect(lines + more(out)).toBe(1_000);
   });
 
   it('close() stops listening', async () => {

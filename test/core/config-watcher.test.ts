@@ -209,6 +209,43 @@ describe('config.json edited by hand while switchboard runs (data dir)', () => {
   });
 });
 
+describe('a first save from the UI, and an empty file (#26.10)', () => {
+  let dataDir: string;
+  let run: Running;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'switchboard-watch-ui-'));
+    run = await start(dataDir);
+  });
+  afterAll(async () => {
+    await run?.sb.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('a provider added in the UI with no config.json yet logs no "reloaded: no changes"', async () => {
+    const from = run.logger.lines.length;
+    await run.sb.updateConfig({ providers: [{ name: 'hooks', kind: 'open' }] } as never);
+    await sleep(1_500);
+    expect(run.logger.lines.slice(from).filter((line) => /reloaded/.test(line))).toEqual([]);
+    expect(run.sb.config.providers.map(({ name }) => name)).toEqual(['hooks']);
+  });
+
+  it('an emptied config.json is refused saying it is empty, not "no comments or trailing commas"', async () => {
+    const from = run.logger.lines.length;
+    await writeFile(join(dataDir, 'config.json'), '');
+    const line = await run.logged(/not applied/, from);
+    expect(line).toMatch(/config\.json not applied: the file is empty: write \{\}/);
+    expect(line).not.toMatch(/comments|trailing commas/);
+    expect(run.sb.config.providers.map(({ name }) => name)).toEqual(['hooks']);
+  });
+
+  it('an empty config.json at start is one line saying so', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-watch-empty-'));
+    await writeFile(join(dir, 'config.json'), '\n');
+    await expect(start(dir)).rejects.toThrow(/config\.json: the file is empty/);
+    await rm(dir, { recursive: true, force: true });
+  });
+});
+
 describe('config.json elsewhere (--config FILE)', () => {
   let root: string;
   let run: Running | undefined;

@@ -2,7 +2,8 @@ import { Command } from 'commander';
 import { EVENTS_PAGE_MAX, indexingNote } from '../../shared/api.js';
 import type { EventSummary } from '../../shared/events.js';
 import { connect, withClientOptions, type ClientFlags, type ControlClient } from '../client.js';
-import { bytes, localTime, table } from '../format.js';
+import { bytes, localTime } from '../format.js';
+import { terminalSafe } from '../terminal-safe.js';
 import { positiveInt } from '../args.js';
 import { CliError, EXIT_FAILED } from '../exit.js';
 import { filtersOf, withFilterOptions, type FilterFlags } from '../filters.js';
@@ -68,36 +69,46 @@ async function latest(client: ControlClient, flags: EventsFlags): Promise<EventS
 const CLOCK_LEEWAY_MS = 5_000;
 
 const HEADER = ['ID', 'TIME', 'PROVIDER', 'TYPE', 'TRUST', 'SIZE'];
+/**
+ * The narrowest each column gets, so followed rows keep their columns as ids grow past the first
+ * page's (#9 → #10 → #100000) and as types get longer: room for an id of 7 digits, a date and a
+ * time, and typical provider names and types. A followed cell wider than its column is cut with
+ * `…` (the id never is, and `show` has the whole type).
+ */
+const MIN_WIDTHS = [8, 8, 10, 28, 14, 0];
+const ID_COLUMN = 0;
 
 function row(event: EventSummary): string[] {
   const trust = `${event.trust_mode}${event.origin === 'test' ? ' TEST' : event.origin === 'import' ? ' imported' : ''}`;
-  return [`#${event.id}`, localTime(event.received_at), event.provider, event.event_type ?? '-', trust, bytes(event.payload_size)];
+  return [`#${event.id}`, localTime(event.received_at), terminalSafe(event.provider), terminalSafe(event.event_type ?? '-'), trust, bytes(event.payload_size)].map(terminalSafe);
+}
+
+function fit(cell: string, width: number, column: number, last: boolean): string {
+  if (last) return cell;
+  if (cell.length > width && column !== ID_COLUMN) return `${cell.slice(0, width - 1)}…`;
+  return cell.padEnd(width);
 }
 
 /** Prints events oldest first: a table for people, one JSON summary per line for programs. */
 function printer(json: boolean): (events: EventSummary[], first: boolean) => void {
-  let widths: number[] | undefined;
+  let widths: number[] = HEADER.map((cell, column) => Math.max(cell.length, MIN_WIDTHS[column]!));
+  let headerOut = false;
+  const line = (cells: string[]) => `${cells.map((cell, column) => fit(cell, widths[column]!, column, column === cells.length - 1)).join('  ')}`.trimEnd();
   return (events, first) => {
     if (json) {
       process.stdout.write(events.map((event) => `${JSON.stringify(event)}\n`).join(''));
       return;
     }
+    const rows = events.map(row);
     if (first) {
-      if (events.length === 0) {
-        process.stderr.write('no events yet\n');
-        widths = HEADER.map((cell) => cell.length);
-        return;
-      }
-      const text = table(HEADER, events.map(row));
-      process.stdout.write(text);
-      // Later (followed) rows keep the first page's columns where they fit.
-      widths = HEADER.map((_, column) => Math.max(HEADER[column]!.length, ...events.map((event) => row(event)[column]!.length)));
-      return;
+      if (events.length === 0) process.stderr.write('no events yet\n');
+      // The first page widens the columns it needs; later (followed) rows keep them.
+      widths = widths.map((width, column) => Math.max(width, ...rows.map((cells) => cells[column]!.length)));
     }
-    for (const event of events) {
-      const cells = row(event);
-      process.stdout.write(`${cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths![column]!))).join('  ')}\n`);
-    }
+    if (rows.length === 0) return;
+    if (!headerOut) process.stdout.write(`${line(HEADER)}\n`);
+    headerOut = true;
+    process.stdout.write(rows.map((cells) => `${line(cells)}\n`).join(''));
   };
 }
 
@@ -149,12 +160,18 @@ async function follow(client: ControlClient, flags: EventsFlags, print: (events:
   };
 
   const controller = new AbortController();
-  process.once('SIGINT', () => controller.abort());
+  let interrupted = false;
+  process.once('SIGINT', () => {
+    interrupted = true;
+    controller.abort();
+  });
   // Open the stream before reading the first page, so nothing lands between the two unseen.
   const live = await client.live((message) => {
     // Rings before the first page is printed are covered by the pull right after it.
     if (message.type === 'event' && ready) void pull();
   }, controller.signal);
+  // Handled from now on: the stream may end while the first page is still being read.
+  live.done.catch(() => undefined);
   listedAt = Date.now();
   const first = await latest(client, flags);
   lastId = Math.max(0, ...first.map((event) => event.id));
@@ -162,11 +179,8 @@ async function follow(client: ControlClient, flags: EventsFlags, print: (events:
   ready = true;
   process.stderr.write(`following new events on ${client.where} (Ctrl-C to stop)\n`);
   void pull();
-  try {
-    await live.done;
-  } catch (error) {
-    if (!controller.signal.aborted) throw error;
-  }
-  if (failed) throw failed;
-  if (!controller.signal.aborted) throw new CliError(`the switchboard on ${client.where} stopped`, EXIT_FAILED);
+  // However the stream ends (the instance stopped, was killed, the connection dropped): one line.
+  await live.done.catch(() => undefined);
+  if (failed instanceof CliError && !/stopped|answering/.test(failed.message)) throw failed;
+  if (!interrupted) throw new CliError(`the switchboard on ${client.where} stopped: no more events to follow`, EXIT_FAILED);
 }

@@ -8,6 +8,7 @@ import { EXPORT_FORMATS } from '../../shared/api.js';
 import { connect, withClientOptions, type ClientFlags } from '../client.js';
 import { CliError, EXIT_FAILED } from '../exit.js';
 import { filtersOf, withFilterOptions, type FilterFlags } from '../filters.js';
+import { isoTime } from '../args.js';
 
 /**
  * `switchboard export` (DESIGN §12): streams `GET /api/export` to stdout or a file, oldest
@@ -29,8 +30,8 @@ export function exportCommand(): Command {
         .description('export events as NDJSON (re-importable, exact bytes) or HAR 1.2')
         .addOption(new Option('--format <format>', 'ndjson or har').choices(EXPORT_FORMATS).default('ndjson')),
     )
-      .option('--since <time>', 'received at or after (ISO-8601 date or time)')
-      .option('--until <time>', 'received before (ISO-8601 date or time)')
+      .option('--since <time>', 'received at or after (ISO-8601 date or time, e.g. 2026-11-30 or 2026-11-30T09:00:00Z)', isoTime('--since'))
+      .option('--until <time>', 'received before (ISO-8601 date or time)', isoTime('--until'))
       .option('-o, --output <file>', 'write to this file instead of stdout'),
   ).action(async (flags: ExportFlags) => {
     const query = new URLSearchParams({ format: flags.format });

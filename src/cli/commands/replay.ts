@@ -4,6 +4,7 @@ import type { ApiInput } from '../../shared/api.js';
 import { collectSet, eventId } from '../args.js';
 import { connect, withClientOptions, type ClientFlags } from '../client.js';
 import { CliError, EXIT_FAILED, usageError } from '../exit.js';
+import { terminalSafe as safe, terminalSafeBlock } from '../terminal-safe.js';
 
 /**
  * `switchboard replay <id>`: re-POSTs a stored event to a local consumer (DESIGN §7, §13),
@@ -61,10 +62,10 @@ export function replayCommand(): Command {
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(replay, null, 2)}\n`);
     } else if (replay.delivered) {
-      process.stdout.write(`→ ${replay.target_url}  ${replay.response_status}  ${replay.response_ms} ms  (${replay.resigned ? 're-signed' : 'not re-signed'})\n`);
-      if (replay.response_body) process.stdout.write(`${replay.response_body_encoding === 'base64' ? '(binary body, base64) ' : ''}${replay.response_body.slice(0, 2000)}\n`);
+      process.stdout.write(`→ ${safe(replay.target_url)}  ${replay.response_status}  ${replay.response_ms} ms  (${replay.resigned ? 're-signed' : 'not re-signed'})\n`);
+      if (replay.response_body) process.stdout.write(`${replay.response_body_encoding === 'base64' ? '(binary body, base64) ' : ''}${terminalSafeBlock(replay.response_body.slice(0, 2000))}\n`);
     }
-    if (replay.warning && !flags.json) process.stderr.write(`warning: ${replay.warning}\n`);
+    if (replay.warning && !flags.json) process.stderr.write(`warning: ${safe(replay.warning)}\n`);
     if (!replay.delivered) throw new CliError(`replay of #${id} to ${replay.target_url} failed: ${replay.error ?? 'not delivered'}`, EXIT_FAILED);
 
     const status = replay.response_status ?? 0;

@@ -7,6 +7,7 @@ import type { Switchboard } from '../../core/switchboard.js';
 import { banner } from '../banner.js';
 import { CONTROL_URL_FILE, resolveDataDir } from '../data-dir.js';
 import { usageError } from '../exit.js';
+import { terminalSafeBlock } from '../terminal-safe.js';
 import { readyRecord, startTerminalStream, type LogFormat } from '../stream.js';
 
 /**
@@ -113,7 +114,9 @@ function colorWanted(stream: NodeJS.WriteStream): boolean {
 function serveLogger(json: boolean, quiet: boolean): Logger {
   const write = (line: string) => process.stderr.write(`${line}\n`);
   if (!json) {
-    const text = consoleLogger(write);
+    // Warnings may quote what came from outside (a handler's answer, a header): terminal-safe.
+    const safeWrite = (line: string) => write(terminalSafeBlock(line));
+    const text = consoleLogger(safeWrite);
     return quiet ? { ...text, info() {} } : text;
   }
   const log = (level: string) => (message: string) => write(JSON.stringify({ type: 'log', time: new Date().toISOString(), level, message }));

@@ -4,6 +4,7 @@ import type { Replay } from '../../shared/events.js';
 import { eventId } from '../args.js';
 import { connect, withClientOptions, type ClientFlags } from '../client.js';
 import { bytes, fullLocalTime, localTime } from '../format.js';
+import { terminalSafe as safe, terminalSafeBlock } from '../terminal-safe.js';
 
 /** `switchboard show <id>`: one event with its headers, payload and replay history. */
 
@@ -27,19 +28,19 @@ export function showCommand(): Command {
 function showText({ event, replays }: ApiOutput<'getEvent'>): string {
   const origin = event.origin === 'test' ? '  TEST (made by switchboard, not the provider)' : event.origin === 'import' ? '  imported' : '';
   const lines = [
-    `#${event.id}  ${event.provider}  ${event.event_type ?? '(no type)'}  ${event.trust_mode}${event.verified ? ' (verified)' : ''}${origin}`,
+    `#${event.id}  ${safe(event.provider)}  ${safe(event.event_type ?? '(no type)')}  ${event.trust_mode}${event.verified ? ' (verified)' : ''}${origin}`,
     '',
-    `  received     ${fullLocalTime(event.received_at)}${event.source_ip ? ` from ${event.source_ip}` : ''}`,
-    `  external id  ${event.external_id ?? '-'}`,
-    `  verified by  ${event.verify_detail ?? '-'}`,
-    `  payload      ${bytes(event.payload_size)}${event.content_type ? `, ${event.content_type}` : ''}${event.payload_encoding === 'base64' ? ' (not UTF-8: shown as base64)' : ''}`,
+    `  received     ${fullLocalTime(event.received_at)}${event.source_ip ? ` from ${safe(event.source_ip)}` : ''}`,
+    `  external id  ${safe(event.external_id ?? '-')}`,
+    `  verified by  ${safe(event.verify_detail ?? '-')}`,
+    `  payload      ${bytes(event.payload_size)}${event.content_type ? `, ${safe(event.content_type)}` : ''}${event.payload_encoding === 'base64' ? ' (not UTF-8: shown as base64)' : ''}`,
     '',
     'headers',
   ];
   const names = Object.keys(event.headers).sort();
-  const width = Math.max(0, ...names.map((name) => name.length));
-  for (const name of names) lines.push(`  ${name.padEnd(width)}  ${event.headers[name]}`);
-  lines.push('', 'payload', indent(prettyPayload(event.payload, event.payload_encoding)));
+  const width = Math.max(0, ...names.map((name) => safe(name).length));
+  for (const name of names) lines.push(`  ${safe(name).padEnd(width)}  ${safe(event.headers[name] ?? '')}`);
+  lines.push('', 'payload', indent(terminalSafeBlock(prettyPayload(event.payload, event.payload_encoding))));
   lines.push('', replays.length === 0 ? 'no replays yet' : 'replays (newest first)');
   for (const replay of replays) lines.push(`  ${replayLine(replay)}`);
   return `${lines.join('\n')}\n`;
@@ -64,5 +65,5 @@ export function replayLine(replay: Replay): string {
     ...(replay.payload_edited ? ['edited payload'] : []),
     ...(replay.headers_overridden.length > 0 ? [`headers set: ${replay.headers_overridden.join(', ')}`] : []),
   ];
-  return `${localTime(replay.created_at)}  → ${replay.target_url}  ${outcome}  (${notes.join(', ')})${replay.warning ? `\n    warning: ${replay.warning}` : ''}`;
+  return `${localTime(replay.created_at)}  → ${safe(replay.target_url)}  ${safe(outcome)}  (${safe(notes.join(', '))})${replay.warning ? `\n    warning: ${safe(replay.warning)}` : ''}`;
 }

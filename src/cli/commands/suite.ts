@@ -12,6 +12,7 @@ import { connect, withClientOptions, type ClientFlags, type ControlClient } from
 import { CliError, EXIT_FAILED, usageError } from '../exit.js';
 import { filtersOf, withFilterOptions, type FilterFlags } from '../filters.js';
 import { localTime, table } from '../format.js';
+import { terminalSafe } from '../terminal-safe.js';
 
 /**
  * `switchboard suite …` (DESIGN §14): suites of captured events, run against the developer's
@@ -275,9 +276,7 @@ function eventIds(value: string): number[] {
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** C0/C1 controls and DEL as `\xNN`: what a sender wrote never drives the terminal. */
-function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
+const printable = terminalSafe;
 
 function progressLine(): { update: (done: number, total: number) => void; clear: () => void } {
   let shown = false;

@@ -5,6 +5,7 @@ import { collectSet } from '../args.js';
 import { connect, withClientOptions, type ClientFlags } from '../client.js';
 import { usageError } from '../exit.js';
 import { table } from '../format.js';
+import { terminalSafe } from '../terminal-safe.js';
 
 /**
  * `switchboard trigger <provider> [event_type]` (DESIGN §11): the running instance builds a
@@ -45,7 +46,7 @@ export function triggerCommand(): Command {
       ...(Object.keys(flags.set).length > 0 ? { overrides: flags.set } : {}),
       ...(payload !== undefined ? { payload } : {}),
     });
-    process.stdout.write(flags.json ? `${JSON.stringify(event)}\n` : `sent #${event.id}  ${event.provider}  ${event.event_type ?? '-'}  ${event.trust_mode}  TEST\n`);
+    process.stdout.write(flags.json ? `${JSON.stringify(event)}\n` : terminalSafe(`sent #${event.id}  ${event.provider}  ${event.event_type ?? '-'}  ${event.trust_mode}  TEST`) + '\n');
   });
 }
 

@@ -85,12 +85,13 @@ function implement(sb: Services): Implementation {
     },
 
     async replayEvent(input) {
-      const record = await sb.replays.replay(toReplayRequest(input, input.requested_by ?? 'ui'));
+      // The web UI says `ui`; a call that does not say who it is came from a script (docs/ui.md).
+      const record = await sb.replays.replay(toReplayRequest(input, input.requested_by ?? 'api'));
       return toWireReplay(record);
     },
 
     async prepareReplay(input) {
-      const prepared = await sb.replays.prepare(toReplayRequest(input, input.requested_by ?? 'ui'));
+      const prepared = await sb.replays.prepare(toReplayRequest(input, input.requested_by ?? 'api'));
       const body = encodeBytes(prepared.body);
       const wanted = input.resign ?? sb.config.replay.resign;
       return {

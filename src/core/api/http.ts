@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_METHODS, type ApiMethod } from '../../shared/api-methods.js';
-import type { LiveMessage, SwitchboardApi } from '../../shared/api.js';
+import type { SwitchboardApi } from '../../shared/api.js';
 import { sendJson } from '../control/server.js';
 import { httpStatusFor, SwitchboardError } from '../errors.js';
 import { readBody } from '../http-body.js';
@@ -36,13 +37,13 @@ const METHODS = new Set<string>(API_METHODS);
  */
 export function setupApi(sb: Services): SwitchboardApi {
   const api = createApiHandlers(sb);
-  const streams = new Set<ServerResponse>();
+  const live = new LiveHub(sb);
 
   sb.control.mount(API_PREFIX, async (req, res, url) => {
     const name = url.pathname.slice(API_PREFIX.length + 1);
     if (name === 'live') {
       if (req.method !== 'GET') return sendError(res, 405, 'invalid_argument', 'use GET /api/live');
-      return openLiveStream(sb, req, res, streams);
+      return live.open(req, res);
     }
     if (name === 'export') {
       if (req.method !== 'GET') return sendError(res, 405, 'invalid_argument', 'use GET /api/export?format=ndjson|har');
@@ -87,10 +88,7 @@ export function setupApi(sb: Services): SwitchboardApi {
     }
   });
 
-  sb.onStop('ui live streams', () => {
-    for (const stream of streams) stream.end();
-    streams.clear();
-  });
+  sb.onStop('ui live streams', () => live.closeAll());
   return api;
 }
 
@@ -114,44 +112,108 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function openLiveStream(sb: Services, req: IncomingMessage, res: ServerResponse, streams: Set<ServerResponse>): void {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    connection: 'keep-alive',
-  });
-  res.write(': switchboard live\n\n');
-  streams.add(res);
+/**
+ * Live streams (`GET /api/live`) are capped per token and in all (DESIGN §6, #22.13): each open
+ * stream costs memory and a write per message, and two thousand of them once slowed ingest from
+ * ~7,000 to ~180 deliveries/s. Beyond a cap the answer is 429 with Retry-After. Every stream
+ * shares one bus subscription, each message is serialized once for all of them, and the writes
+ * happen in one setImmediate per burst — off the ingest path, whose cost no longer grows with
+ * the number of streams.
+ */
+export const MAX_LIVE_STREAMS = 64;
+export const MAX_LIVE_STREAMS_PER_TOKEN = 32;
 
-  // One write per event-loop turn: a burst of deliveries becomes one chunk, not one syscall each.
-  let pending: string[] = [];
-  let scheduled = false;
-  const flush = () => {
-    scheduled = false;
-    const chunk = pending.join('');
-    pending = [];
-    if (res.writableLength > MAX_SSE_BUFFER_BYTES) {
-      res.destroy();
-      return;
+interface LiveStream {
+  res: ServerResponse;
+  token: string;
+  pending: string[];
+}
+
+class LiveHub {
+  private readonly streams = new Set<LiveStream>();
+  private readonly perToken = new Map<string, number>();
+  private unsubscribe: (() => void) | undefined;
+  private scheduled = false;
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(private readonly sb: Services) {}
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  open(req: IncomingMessage, res: ServerResponse): void {
+    // The control server checked the bearer token already; streams are counted per token value.
+    const token = createHash('sha256').update(req.headers.authorization ?? '').digest('base64url');
+    const mine = this.perToken.get(token) ?? 0;
+    if (this.streams.size >= MAX_LIVE_STREAMS || mine >= MAX_LIVE_STREAMS_PER_TOKEN) {
+      const limit = this.streams.size >= MAX_LIVE_STREAMS ? `${MAX_LIVE_STREAMS} in all` : `${MAX_LIVE_STREAMS_PER_TOKEN} per token`;
+      return sendJson(res, 429, { error: { code: 'rate_limited', message: `too many live streams open (at most ${limit}): close one (a browser tab, an \`events --follow\`) and retry` } }, { 'retry-after': '5' });
     }
-    res.write(chunk);
-  };
-  const send = (message: LiveMessage) => {
-    pending.push(`data: ${JSON.stringify(message)}\n\n`);
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(flush);
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      connection: 'keep-alive',
+    });
+    res.write(': switchboard live\n\n');
+    const stream: LiveStream = { res, token, pending: [] };
+    this.streams.add(stream);
+    this.perToken.set(token, mine + 1);
+    if (!this.unsubscribe) this.start();
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      this.streams.delete(stream);
+      const left = (this.perToken.get(token) ?? 1) - 1;
+      if (left > 0) this.perToken.set(token, left);
+      else this.perToken.delete(token);
+      if (this.streams.size === 0) this.stop();
+    };
+    req.on('close', close);
+    res.on('close', close);
+  }
+
+  closeAll(): void {
+    for (const stream of this.streams) stream.res.end();
+    this.streams.clear();
+    this.perToken.clear();
+    this.stop();
+  }
+
+  private start(): void {
+    this.unsubscribe = subscribeLive(this.sb, (message) => this.broadcast(`data: ${JSON.stringify(message)}\n\n`));
+    this.heartbeat = setInterval(() => {
+      for (const stream of this.streams) stream.res.write(': ping\n\n');
+    }, SSE_HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  private stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    clearInterval(this.heartbeat);
+  }
+
+  private broadcast(frame: string): void {
+    for (const stream of this.streams) stream.pending.push(frame);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      // One write per stream per event-loop turn: a burst of deliveries becomes one chunk each.
+      setImmediate(() => this.flush());
     }
-  };
-  const unsubscribe = subscribeLive(sb, send);
-  const heartbeat = setInterval(() => res.write(': ping\n\n'), SSE_HEARTBEAT_MS);
-  heartbeat.unref();
-  const close = () => {
-    clearInterval(heartbeat);
-    unsubscribe();
-    streams.delete(res);
-  };
-  req.on('close', close);
-  res.on('close', close);
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    for (const stream of this.streams) {
+      if (stream.pending.length === 0) continue;
+      const chunk = stream.pending.join('');
+      stream.pending = [];
+      // A client that stops reading gets cut off instead of growing our memory.
+      if (stream.res.writableLength > MAX_SSE_BUFFER_BYTES) stream.res.destroy();
+      else stream.res.write(chunk);
+    }
+  }
 }

@@ -7,7 +7,7 @@
  * - cross-site requests from a page the developer has open: an Origin header, when present,
  *   must be a loopback origin.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -16,6 +16,53 @@ import { safeEqual } from '../providers/crypto.js';
 import { unusableTokenReason } from './token-watcher.js';
 
 export const TOKEN_FILE = 'control-token';
+
+/**
+ * Proof of identity (DESIGN §13, docs/security.md): before a client verb sends the control token
+ * to the URL recorded in the data dir (or its config's port), it asks `GET /identity?nonce=N` —
+ * no token — and the instance answers `HMAC-SHA256(identity-key, "switchboard-identity-v1\n" +
+ * <its own control port> + "\n" + N)`. The key is a 0600 file of the data dir, so only an
+ * instance run by the account that owns it can answer; the port in the proof is the one the
+ * instance itself listens on, so a listener on a stale port cannot relay the question to the real
+ * instance and pass its answer on.
+ */
+export const IDENTITY_KEY_FILE = 'identity-key';
+export const IDENTITY_NONCE = /^[A-Za-z0-9_-]{32,128}$/;
+
+export async function loadOrCreateIdentityKey(dataDir: string): Promise<string> {
+  const path = join(dataDir, IDENTITY_KEY_FILE);
+  const existing = (await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return '';
+    throw error;
+  })).trim();
+  if (existing.length >= 32) return existing;
+  const key = randomBytes(32).toString('base64url');
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(path, `${key}\n`, { mode: 0o600 });
+  await chmod(path, 0o600);
+  return key;
+}
+
+export function identityProof(key: string, port: number, nonce: string): string {
+  return createHmac('sha256', key).update(`switchboard-identity-v1\n${port}\n${nonce}`).digest('hex');
+}
+
+/** The shortest `SWITCHBOARD_TOKEN` accepted: the whole control credential must not be guessable. */
+export const MIN_ENV_TOKEN_LENGTH = 24;
+
+/**
+ * A token given through the environment (`options.token`) is refused at start when it is too
+ * short to be the only thing between another local account and every stored payload.
+ */
+export function checkControlToken(token: string | undefined): void {
+  if (token === undefined) return;
+  if (token.length < MIN_ENV_TOKEN_LENGTH || /\s/.test(token)) {
+    throw new SwitchboardError(
+      'config_invalid',
+      `SWITCHBOARD_TOKEN is too short or has spaces: it must be at least ${MIN_ENV_TOKEN_LENGTH} characters without spaces (it has ${token.length}) — set a random one (openssl rand -base64 32) or unset it to use <data dir>/control-token`,
+    );
+  }
+}
 
 /** Reads `<dataDir>/control-token`, creating it (0600) on first run. */
 export async function loadOrCreateToken(dataDir: string): Promise<string> {

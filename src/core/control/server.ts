@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import type { Logger } from '../logger.js';
 import { decodePathComponent, listen, requestUrl } from '../net.js';
-import { checkBearer, isLoopbackHost, isLoopbackOrigin } from './auth.js';
+import { checkBearer, IDENTITY_NONCE, identityProof, isLoopbackHost, isLoopbackOrigin } from './auth.js';
 
 /**
  * The control port: MCP (`/mcp`), the UI API (`/api`) and the web UI (`/`), bound to
@@ -20,6 +20,8 @@ export interface ControlOptions {
   host: string;
   port: number;
   token: string;
+  /** The data dir's identity key: `GET /identity` proves this instance knows it (auth.ts). */
+  identityKey?: string;
   rendererDir: string | null;
   logger: Logger;
 }
@@ -117,6 +119,7 @@ export class ControlServer {
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       return sendJson(res, 200, { status: 'ok' });
     }
+    if (url.pathname === '/identity' && req.method === 'GET') return this.answerIdentity(res, url);
     if (url.pathname === '/.well-known' || url.pathname.startsWith('/.well-known/')) {
       // MCP clients probe OAuth metadata here after a 401; "none" must not look like the UI's HTML.
       return sendJson(res, 404, { error: 'not_found', message: WELL_KNOWN_MESSAGE });
@@ -140,6 +143,16 @@ export class ControlServer {
     }
     if (req.method === 'GET' || req.method === 'HEAD') return this.serveStatic(url.pathname, res);
     return sendJson(res, 404, { error: 'not_found', message: `no route ${req.method} ${url.pathname}` });
+  }
+
+  /** No token needed: the client asks before it sends one (auth.ts, docs/security.md). */
+  private answerIdentity(res: ServerResponse, url: URL): void {
+    const nonce = url.searchParams.get('nonce') ?? '';
+    const key = this.options.identityKey;
+    if (!key) return sendJson(res, 404, { error: 'not_found', message: 'this switchboard has no identity key' });
+    if (!IDENTITY_NONCE.test(nonce)) return sendJson(res, 400, { error: 'invalid_argument', message: 'nonce must be 32–128 base64url characters' });
+    const port = (this.server?.address() as AddressInfo | null)?.port ?? 0;
+    sendJson(res, 200, { proof: identityProof(key, port, nonce) });
   }
 
   private async serveStatic(pathname: string, res: ServerResponse): Promise<void> {

@@ -22,11 +22,11 @@ import type { LookupFunction } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { EventBus } from '../bus.js';
 import type { Config } from '../config.js';
-import { setPath } from '../dot-path.js';
+import { checkOverrideValue, setPath } from '../dot-path.js';
 import { eventNotFound, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ProviderSet, WebhookProvider } from '../provider-set.js';
-import { sanitizeHeaders } from '../redact.js';
+import { sanitizeHeaders, scrubSecrets } from '../redact.js';
 import type { EventRecord, ReplayRecord } from '../store/types.js';
 import type { EventStore } from '../store/event-store.js';
 import { MAX_RESPONSE_BODY_BYTES, REDACTED, type Replay } from '../../shared/events.js';
@@ -336,7 +336,7 @@ export interface SendReplayOptions {
   /** A dispatcher whose connections go through the guard (guardedAgent). */
   agent: Dispatcher;
   timeoutMs: number;
-  /** Scrubbed from the response headers kept. */
+  /** Scrubbed from the response headers and body kept. */
   secrets: readonly string[];
   controller: AbortController;
   /**
@@ -385,7 +385,9 @@ export async function sendReplayRequest(
     });
     status = response.statusCode;
     responseHeaders = sanitizeHeaders(response.headers, options.secrets);
-    const body = await (options.readBody ?? ((stream) => readCapped(stream, MAX_RESPONSE_BODY_BYTES)))(response.body);
+    const read = await (options.readBody ?? ((stream) => readCapped(stream, MAX_RESPONSE_BODY_BYTES)))(response.body);
+    // The handler's answer may echo a configured secret, in any encoding: scrubbed before anything keeps it.
+    const body = scrubSecrets(read, options.secrets);
     return delivered(status, elapsed(), responseHeaders, body, null);
   } catch (error) {
     if (error instanceof TargetRefusedError) return error;
@@ -420,7 +422,10 @@ function delivered(status: number, ms: number, headers: Record<string, string> |
 function applyOverrides(body: Buffer, contentType: string | undefined, overrides: Record<string, unknown>, eventId: number): Buffer {
   if (/^application\/x-www-form-urlencoded\b/i.test(contentType ?? '')) {
     const form = new URLSearchParams(body.toString('utf8'));
-    for (const [name, value] of Object.entries(overrides)) form.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+    for (const [name, value] of Object.entries(overrides)) {
+      checkOverrideValue(name, value);
+      form.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+    }
     return Buffer.from(form.toString());
   }
   let json: unknown;
@@ -485,6 +490,16 @@ function whyNotResigned(providerName: string, provider: WebhookProvider | undefi
 function checkOverride(name: string, value: string): void {
   if (!HEADER_NAME.test(name)) throw new SwitchboardError('invalid_argument', `${JSON.stringify(name)} is not a valid header name`);
   if (/[\r\n\0]/.test(value)) throw new SwitchboardError('invalid_argument', `the value of header ${name} contains a line break or NUL`);
+  // As HTTP (RFC 9110 field-value) and undici take them: tab, visible ASCII, space, and Latin-1
+  // bytes — refused here, before a rate-limit token is spent, not in the HTTP client after.
+  const bad = /[^\t\x20-\x7e\x80-\xff]/.exec(value);
+  if (bad) {
+    const code = bad[0].codePointAt(0)!;
+    throw new SwitchboardError(
+      'invalid_argument',
+      `the value of header ${name} has ${code > 0xff ? `a character outside Latin-1 (U+${code.toString(16).toUpperCase().padStart(4, '0')})` : `a control character (0x${code.toString(16).padStart(2, '0')})`}: header values are tab, space, visible ASCII and Latin-1 bytes (percent-encode anything else)`,
+    );
+  }
   if (FRAMING_HEADERS.has(name)) {
     throw new SwitchboardError('invalid_argument', `header ${name} is set by the HTTP client and cannot be overridden`);
   }

@@ -6,7 +6,7 @@ import { SwitchboardError } from '../errors.js';
 import type { ProviderSet, WebhookProvider } from '../provider-set.js';
 import { redactSecrets, redisUrlProblem, secretsOfUrl, withOneShotRedis } from '../queue/redis-link.js';
 import { fixturesFor } from './catalog.js';
-import { setPath } from '../dot-path.js';
+import { checkOverrideValue, setPath } from '../dot-path.js';
 import { fixtureContext, type FixturePayload, type TestFixture } from './fixture.js';
 import { TEST_MARK_HEADER, type PendingTest, type TestMarks } from '../test-marks.js';
 
@@ -204,6 +204,7 @@ function serialize(built: FixturePayload, request: Pick<SendTestEventRequest, 'o
     const form = { ...built.form };
     for (const [path, value] of Object.entries(request.overrides ?? {})) {
       if (path === '') throw new SwitchboardError('invalid_argument', 'an override needs a field name');
+      checkOverrideValue(path, value);
       form[path] = typeof value === 'string' ? value : JSON.stringify(value);
     }
     return { body: Buffer.from(new URLSearchParams(form).toString()), contentType };

@@ -169,7 +169,8 @@ describe('events', () => {
         replay = await ok('replayEvent', { id, target_url: `${consumerUrl}/hooks`, headers: { 'x-extra': 'added' }, payload: '{"edited":true}' });
       },
     );
-    expect(replay).toMatchObject({ event_id: id, delivered: true, response_status: 201, requested_by: 'ui', response_body: '{"handled":true}', response_body_encoding: 'utf8' });
+    expect(replay).toMatchObject({ event_id: id, delivered: true, response_status: 201, requested_by: 'api', response_body: '{"handled":true}', response_body_encoding: 'utf8' });
+    // Without requested_by the replay is recorded as `api` (#26.10): the web UI says `ui` itself.
     expect(replay.response_headers['x-consumer']).toBe('yes');
     expect(live).toMatchObject({ type: 'replay', replay: { id: replay.id } });
     const last = consumed.at(-1)!;
@@ -199,6 +200,63 @@ describe('events', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('invalid_argument');
     expect(consumed.length).toBe(before);
+  });
+});
+
+describe('live streams are capped (#22.13)', () => {
+  const open = async (token: string) => {
+    const controller = new AbortController();
+    const response = await fetch(`${t.sb.url.control}/api/live`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+    return { response, close: () => controller.abort() };
+  };
+
+  it('per token and in all: 429 with Retry-After beyond, a slot again once one closes, and every open stream still gets each event', async () => {
+    const { MAX_LIVE_STREAMS, MAX_LIVE_STREAMS_PER_TOKEN } = await import('../../../src/core/api/http.js');
+    const first = await Promise.all(Array.from({ length: MAX_LIVE_STREAMS_PER_TOKEN }, () => open(TEST_TOKEN)));
+    const rotated = 'a-second-control-token-for-the-live-cap-0123';
+    try {
+      expect(first.map(({ response }) => response.status)).toEqual(first.map(() => 200));
+      const refused = await open(TEST_TOKEN);
+      expect(refused.response.status).toBe(429);
+      expect(refused.response.headers.get('retry-after')).toBe('5');
+      expect(await refused.response.json()).toMatchObject({ error: { code: 'rate_limited', message: expect.stringMatching(/per token/) } });
+
+      // A delivery with the cap reached reaches every open stream (and is acknowledged).
+      const readers = first.map(({ response }) => response.body!.pipeThrough(new TextDecoderStream()).getReader());
+      const delivered = await fetch(`${t.sb.url.receiver}/webhooks/homelab`, { method: 'POST', body: JSON.stringify({ type: 'live.cap', n: 1 }) });
+      expect(delivered.status).toBe(200);
+      const { id } = (await delivered.json()) as { id: number };
+      await Promise.all(
+        readers.map(async (reader) => {
+          let text = '';
+          while (!text.includes(`"id":${id},`)) text += (await reader.read()).value ?? '';
+        }),
+      );
+
+      // Streams opened with another token (a rotated one) count toward the cap in all.
+      t.sb.control.setToken(rotated);
+      const second = await Promise.all(Array.from({ length: MAX_LIVE_STREAMS - MAX_LIVE_STREAMS_PER_TOKEN }, () => open(rotated)));
+      expect(second.every(({ response }) => response.status === 200)).toBe(true);
+      const beyond = await open(rotated);
+      expect(beyond.response.status).toBe(429);
+      expect(await beyond.response.json()).toMatchObject({ error: { message: expect.stringMatching(/in all/) } });
+      second.forEach(({ close }) => close());
+      t.sb.control.setToken(TEST_TOKEN);
+
+      first[0]!.close();
+      let again: Awaited<ReturnType<typeof open>> | undefined;
+      for (let attempt = 0; attempt < 50; attempt++) {
+        again = await open(TEST_TOKEN);
+        if (again.response.status === 200) break;
+        await again.response.body?.cancel();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(again!.response.status).toBe(200);
+      again!.close();
+    } finally {
+      t.sb.control.setToken(TEST_TOKEN);
+      first.forEach(({ close }) => close());
+    }
   });
 });
 

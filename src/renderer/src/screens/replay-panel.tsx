@@ -115,6 +115,7 @@ export function ReplayPanel({
         resign: canResign && resign,
         ...(editing && canEditPayload && payload !== shownPayload && payload !== event.payload ? { payload } : {}),
         ...(Object.keys(headerParse.headers).length > 0 ? { headers: headerParse.headers } : {}),
+        requested_by: 'ui',
       });
       onReplayed(replay);
       setShownId(replay.id);
