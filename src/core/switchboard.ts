@@ -15,7 +15,7 @@ import { consoleLogger, type Logger } from './logger.js';
 import type { McpSessions } from './mcp/sessions.js';
 import { originOf } from './net.js';
 import { rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
-import { describePermissionFix, fixDataDirPermissions, usePrivateUmask } from './private-files.js';
+import { describePermissionFix, fixDataDirPermissions, refuseUnsafeDir, usePrivateUmask } from './private-files.js';
 import { ProviderSet } from './provider-set.js';
 import type { StartupPhase } from './startup-phase.js';
 import type { Receiver } from './receiver/receiver.js';
@@ -176,6 +176,10 @@ export class Switchboard implements Services {
     const { options } = this;
     // Before anything is written: the database, token and config are for this account only.
     usePrivateUmask();
+    // Refused, not repaired, when another account could write it (issue #22.4): by now it may
+    // hold a planted link or journal record, which a chmod would not undo.
+    await refuseUnsafeDir(options.dataDir, 'data dir', { follow: true });
+    await refuseUnsafeDir(join(options.dataDir, 'journal'), 'journal directory');
     await ensureWritableDir(options.dataDir);
     const permissions = fixDataDirPermissions(options.dataDir);
     if (options.config !== undefined) {

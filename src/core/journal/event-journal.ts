@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { JournalEvent, NewJournalEvent } from '../new-event.js';
 import { Applier, type ApplyTarget } from './applier.js';
 import { deferred, entryFor, keyOf, type Deferred, type Entry, type JournalInsert } from './entry.js';
+import type { JournalKey } from './journal-key.js';
 import { encodeRecord } from './record.js';
 import { Redeliveries, type KeySource } from './redeliveries.js';
 import { JournalSegments } from './segments.js';
@@ -92,6 +93,7 @@ export class EventJournal {
   private constructor(
     target: JournalTarget,
     private readonly segments: JournalSegments,
+    private readonly key: JournalKey,
     private readonly logger: Logger,
     private readonly options: JournalOptions,
     filterPath: string,
@@ -112,8 +114,8 @@ export class EventJournal {
   static async open(dataDir: string, target: JournalTarget, logger: Logger, options: JournalOptions = {}): Promise<EventJournal> {
     const dir = join(dataDir, 'journal');
     const position = await target.journalPosition();
-    const { segments, events: tail, lastId: lastJournalId } = await JournalSegments.open(dir, logger, position.appliedId);
-    const journal = new EventJournal(target, segments, logger, options, join(dir, FILTER_FILE));
+    const { segments, key, events: tail, lastId: lastJournalId } = await JournalSegments.open(dir, logger, position.appliedId);
+    const journal = new EventJournal(target, segments, key, logger, options, join(dir, FILTER_FILE));
     journal.appliedId = position.appliedId;
     journal.writtenId = Math.max(position.appliedId, lastJournalId);
     journal.nextId = Math.max(position.maxId, position.appliedId, lastJournalId) + 1;
@@ -276,7 +278,7 @@ export class EventJournal {
     if (this.closing) return Promise.reject(new SwitchboardError('storage_unavailable', 'the event store is closed'));
     const event: JournalEvent = { ...input, id: this.nextId++, received_at: input.received_at ?? this.batchTime() };
     const entry = entryFor(event);
-    entry.record = encodeRecord(event);
+    entry.record = encodeRecord(event, this.key);
     if (entry.key) this.redeliveries.appended(entry as Entry & { key: string });
     this.toWrite.push(entry);
     this.lagBytes += entry.bytes;
