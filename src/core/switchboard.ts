@@ -15,6 +15,7 @@ import { consoleLogger, type Logger } from './logger.js';
 import type { McpSessions } from './mcp/sessions.js';
 import { originOf } from './net.js';
 import { rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
+import { diskFullTrouble } from './file-trouble.js';
 import { describePermissionFix, fixDataDirPermissions, refuseUnsafeDir, usePrivateUmask } from './private-files.js';
 import { ProviderSet } from './provider-set.js';
 import type { StartupPhase } from './startup-phase.js';
@@ -212,7 +213,11 @@ export class Switchboard implements Services {
         return sql;
       });
       const [openedSql, loaded] = await Promise.allSettled([opening, loadServices()]);
-      if (openedSql.status === 'rejected') throw openedSql.reason;
+      if (openedSql.status === 'rejected') {
+        // A full disk shows as an obscure database error: say what it is (issue #22.5).
+        const full = url ? null : await diskFullTrouble(openedSql.reason, options.dataDir, 'open the database in');
+        throw full ?? openedSql.reason;
+      }
       if (loaded.status === 'rejected') throw loaded.reason;
       const { ReplayEngine, Forwarder, QueueManager, Receiver, ControlServer, setupApi, setupMcp, SuiteStore, SuiteService } = loaded.value;
       const opened = await openStore(openedSql.value, {
@@ -259,6 +264,7 @@ export class Switchboard implements Services {
         maxBodyBytes: () => this.currentConfig.receiver.max_body_bytes,
         publicUrl: () => this.currentConfig.receiver.public_url ?? null,
         now: this.now,
+        unhealthy: () => this.journal?.trouble() ?? Promise.resolve(null),
       });
       this.controlServer = new ControlServer({
         host: this.currentConfig.control.host,
@@ -266,6 +272,7 @@ export class Switchboard implements Services {
         token: this.controlToken,
         rendererDir: options.rendererDir === undefined ? existingDir(defaultRendererDir()) : options.rendererDir,
         logger: this.logger,
+        unhealthy: () => this.journal?.trouble() ?? Promise.resolve(null),
       });
       this.apiHandlers = setupApi(this);
       this.mcpSessions = setupMcp(this);

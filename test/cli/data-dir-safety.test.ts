@@ -27,10 +27,10 @@ async function freshDir(name: string): Promise<string> {
   return dir;
 }
 
-/** One line of the failure (the message), then its hint line; never a stack trace. */
+/** One line of the failure (the message, then its fix), never a stack trace. */
 function expectOneLine(stderr: string, pattern: RegExp): void {
-  const lines = stderr.split('\n').filter((line) => line.trim() !== '');
-  expect(lines.length, stderr).toBeLessThanOrEqual(2);
+  const lines = stderr.split('\n').filter((line) => line.startsWith('switchboard: '));
+  expect(lines, stderr).toHaveLength(1);
   expect(lines[0], stderr).toMatch(pattern);
   expect(stderr).not.toMatch(/\n\s+at /);
 }

@@ -22,6 +22,8 @@ export interface ControlOptions {
   token: string;
   rendererDir: string | null;
   logger: Logger;
+  /** Why deliveries cannot be stored right now (GET /healthz answers 503 with it), or null. */
+  unhealthy?: () => Promise<string | null>;
 }
 
 const STATIC_TYPES: Record<string, string> = {
@@ -115,7 +117,8 @@ export class ControlServer {
     const url = requestUrl(req);
     if (!url) return sendJson(res, 400, { error: 'invalid_argument', message: 'the request target must be a path starting with "/"' });
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      return sendJson(res, 200, { status: 'ok' });
+      const reason = (await this.options.unhealthy?.()) ?? null;
+      return reason ? sendJson(res, 503, { status: 'unhealthy', reason }) : sendJson(res, 200, { status: 'ok' });
     }
     if (url.pathname === '/.well-known' || url.pathname.startsWith('/.well-known/')) {
       // MCP clients probe OAuth metadata here after a 401; "none" must not look like the UI's HTML.

@@ -2,6 +2,7 @@ import { close, constants, ftruncateSync, open, writeSync } from 'node:fs';
 import { mkdir, open as openHandle, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { SwitchboardError } from '../errors.js';
 import { fileTrouble } from '../file-trouble.js';
 import type { Logger } from '../logger.js';
 import type { JournalEvent } from '../new-event.js';
@@ -96,7 +97,9 @@ export class JournalSegments {
               `${tail} bytes, most likely from a crash during a write): skipped — it was never acknowledged`,
           );
         }
-        await cutSegment(path, decoded.validBytes);
+        // Appends never go after it (each start writes a new segment): a segment that cannot be cut
+        // is read the same way at the next start, so a warning is enough (issue #22.5).
+        await cutSegment(path, decoded.validBytes).catch((error: Error) => logger.warn(`journal: ${error.message} — it is skipped again at the next start (${(error as SwitchboardError).hint ?? 'fix its permissions'})`));
       }
       if (decoded.lastId === null) {
         await unlink(path).catch((error) => Promise.reject(fileTrouble(error, path, 'delete the empty journal segment')));
@@ -114,6 +117,7 @@ export class JournalSegments {
 
   /** Appends whole records (ids firstId…lastId); on failure nothing of them stays in the file. */
   async append(records: Buffer, firstId: number, lastId: number): Promise<void> {
+    // After a failed rotation `current` is null: the next append tries to create the segment again.
     if (!this.current || this.current.size >= SEGMENT_BYTES) await this.rotate(firstId);
     const segment = this.current!;
     try {
@@ -124,7 +128,7 @@ export class JournalSegments {
       } catch {
         // the write failed and so does the cut: the record is torn, which the next start detects
       }
-      throw error;
+      throw fileTrouble(error, segment.path, 'append to the journal segment');
     }
     segment.size += records.byteLength;
     segment.lastId = lastId;
