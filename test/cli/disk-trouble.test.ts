@@ -14,7 +14,8 @@ import { journalEvent } from '../helpers/journal.js';
 // makes the same trouble; each test says what it needs and is skipped when neither works.
 
 const TOKEN = 'disk-trouble-token-0123456789abcdef0123';
-const serveArgs = (dataDir: string) => ['--data-dir', dataDir, '--port', '0', '--control-port', '0', '--provider', 'homelab:open'];
+const serveArgs = (dataDir: string) => ['--data-dir', dataDir, '--port', '0', '--control-port', '0'];
+const CONFIG = JSON.stringify({ providers: [{ name: 'homelab', kind: 'open' }] });
 const isRoot = process.getuid?.() === 0;
 const run = (command: string, args: string[]): boolean => {
   try {
@@ -34,6 +35,7 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 async function preparedDataDir(name: string): Promise<string> {
   const dataDir = join(root, name);
   await mkdir(dataDir, { mode: 0o700 });
+  await writeFile(join(dataDir, 'config.json'), CONFIG, { mode: 0o600 });
   const serve = await spawnServe(serveArgs(dataDir), { SWITCHBOARD_TOKEN: TOKEN });
   serve.child.kill('SIGTERM');
   expect(await serve.exited).toBe(0);

@@ -57,7 +57,7 @@ export class JournalKey {
               : null;
       if (problem) {
         throw new SwitchboardError('data_dir_unsafe', `refusing the journal key ${path}: ${problem}`, {
-          hint: 'if nobody else could have written the journal, delete the key and its journal segments are refused too (stop switchboard cleanly first so none are left); otherwise start with another --data-dir',
+          hint: `if this account made it, make it private (chmod 600 ${path}); if not, another account had access to this data dir: start with another --data-dir`,
         });
       }
       return new JournalKey(await handle.readFile(), false);
