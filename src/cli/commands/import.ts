@@ -21,7 +21,7 @@ export function importCommand(): Command {
     new Command('import')
       .description('import an NDJSON export (events are stored with origin "import")')
       .argument('<file>', 'an NDJSON file written by `switchboard export` ("-" for stdin)')
-      .option('--json', 'print {imported, duplicates, errors, error_count} as JSON'),
+      .option('--json', 'print {imported, duplicates, errors, error_count, warnings?} as JSON'),
   ).action(async (file: string, flags: ImportFlags) => {
     if (file !== '-') await access(file).catch((error: NodeJS.ErrnoException) => Promise.reject(usageError(`${file}: ${error.code ?? error.message}`)));
     const client = await connect(flags);
@@ -31,6 +31,7 @@ export function importCommand(): Command {
     if (flags.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else {
       process.stdout.write(`imported ${result.imported} event${result.imported === 1 ? '' : 's'}, ${result.duplicates} already stored\n`);
+      for (const warning of result.warnings ?? []) process.stderr.write(`  note: ${warning}\n`);
       for (const error of result.errors) process.stderr.write(`  line ${error.line}: ${error.message}\n`);
       if (result.error_count > result.errors.length) process.stderr.write(`  … and ${result.error_count - result.errors.length} more\n`);
     }

@@ -1,4 +1,6 @@
+import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../../../src/core/store/cursor.js';
 import { runCli } from '../../helpers/cli.js';
@@ -165,6 +167,16 @@ describe('#22.16 import dedupe and retention', () => {
     expect((await t.sb.store.listEvents({ provider: 'twins', limit: 10 })).items).toHaveLength(2);
     // A second import of the same lines adds nothing.
     expect(await importBody([same, same].join('\n'))).toMatchObject({ imported: 0, duplicates: 2 });
+  });
+
+  it('switchboard import prints the warnings as notes', async () => {
+    const same = line({ provider: 'clinotes', external_id: null });
+    const file = join(t.dataDir, 'twins.ndjson');
+    await writeFile(file, `${same}\n${same}\n`);
+    const run = await runCli(['import', file, '--control-url', t.sb.url.control, '--token', TEST_TOKEN]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/imported 1 event, 1 already stored/);
+    expect(run.stderr).toMatch(/note: 1 line repeated an earlier line of this file/);
   });
 
   it('compares external ids as stored (cut to 512 characters), and says so', async () => {
