@@ -264,7 +264,8 @@ export class Switchboard implements Services {
         maxBodyBytes: () => this.currentConfig.receiver.max_body_bytes,
         publicUrl: () => this.currentConfig.receiver.public_url ?? null,
         now: this.now,
-        unhealthy: () => this.journal?.trouble() ?? Promise.resolve(null),
+        // The receiver is the tunneled port: it says that deliveries cannot be stored, not where the data dir is.
+        unhealthy: async () => ((await this.journal?.trouble()) ? 'deliveries cannot be stored right now; the log and the control port’s /healthz say why' : null),
       });
       this.controlServer = new ControlServer({
         host: this.currentConfig.control.host,
