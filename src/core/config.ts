@@ -1,8 +1,9 @@
-import { readFile, writeFile, rename, mkdir } from 'node:fs/promises';
+import { readFile, rename, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { QUEUE_KINDS, WEBHOOK_KINDS } from '../shared/providers.js';
 import { SwitchboardError } from './errors.js';
+import { writePrivateFile } from './private-files.js';
 
 /**
  * config.json (DESIGN §3): validated once at start and passed down. Keys are snake_case because
@@ -209,7 +210,8 @@ export async function writeConfigFile(path: string, config: ConfigInput): Promis
   const parsed = parseConfig(config, path);
   await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.config.${process.pid}.${Date.now()}.tmp`);
-  await writeFile(temp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  // Never through a symbolic link planted at the temp name (issue #22.4); rename replaces a link at `path`, it does not follow it.
+  await writePrivateFile(temp, `${JSON.stringify(config, null, 2)}\n`);
   await rename(temp, path);
   return parsed;
 }

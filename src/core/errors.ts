@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'port_in_use',
   'database_unavailable',
   'data_dir_unwritable',
+  /** The data dir (or its journal) could be written by another account: refused at start. */
+  'data_dir_unsafe',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

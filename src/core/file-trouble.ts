@@ -1,3 +1,4 @@
+import { statfs } from 'node:fs/promises';
 import { SwitchboardError } from './errors.js';
 
 /**
@@ -24,3 +25,33 @@ const FILE_CAUSES: Record<string, [cause: string, hint: string]> = {
   EIO: ['the disk reported an I/O error', 'check the disk; copy the data dir elsewhere and start with --data-dir pointing there'],
   ELOOP: ['it is a symbolic link, which switchboard does not follow there', 'replace the link with the real file or directory'],
 };
+
+/** Below this much free space the embedded database cannot start (initdb, WAL segments of 16 MB). */
+const ENOUGH_TO_START = 64 * 1024 * 1024;
+
+/**
+ * Whether the disk holding `path` is (nearly) full: a database that fails to open on a full disk
+ * says only "PGlite failed to initialize properly", so the start-up asks the file system.
+ * Null when it cannot tell.
+ */
+export async function freeBytes(path: string): Promise<number | null> {
+  try {
+    const info = await statfs(path);
+    return info.bavail * info.bsize;
+  } catch {
+    return null;
+  }
+}
+
+/** When a failed open is explained by a full disk: the one line (path, cause, fix); else null. */
+export async function diskFullTrouble(error: unknown, path: string, doing: string): Promise<SwitchboardError | null> {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return fileTrouble(error, path, doing);
+  const free = await freeBytes(path);
+  if (free === null || free >= ENOUGH_TO_START) return null;
+  const kb = Math.floor(free / 1024);
+  return new SwitchboardError('storage_unavailable', `cannot ${doing} ${path}: the disk is full (${kb} KB free; the database needs ${ENOUGH_TO_START / 1024 / 1024} MB to start)`, {
+    hint: 'free some disk space, or start with a --data-dir on another disk; nothing acknowledged is lost',
+    cause: error,
+  });
+}

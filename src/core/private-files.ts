@@ -1,6 +1,8 @@
+import { constants } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
-import { chmod, lstat, readdir } from 'node:fs/promises';
+import { chmod, lstat, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SwitchboardError } from './errors.js';
 
 /**
  * Defends against other local accounts reading or changing what switchboard stores: payloads
@@ -95,3 +97,79 @@ export function describePermissionFix(dataDir: string, fixed: PermissionFix): st
   }
   return parts.length > 0 ? `permissions: ${parts.join('; ')}` : null;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Another account must not be able to steer what switchboard writes or reads (issue #22.4).
+
+/**
+ * Opens never follow a symbolic link at the last component: a link planted where a segment,
+ * keys.bloom(.tmp), control-token or control-url belongs would make switchboard truncate or
+ * overwrite the file it points to, or read records from it. (0 where the platform has none.)
+ */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const myUid = (): number | null => (typeof process.getuid === 'function' ? process.getuid() : null);
+
+function unsafe(message: string, hint: string): SwitchboardError {
+  return new SwitchboardError('data_dir_unsafe', message, { hint });
+}
+
+/**
+ * Refuses a directory another account could write or has made: not owned by this account, or
+ * writable by its group or by others (sticky or not — anyone who can create entries there can
+ * plant a link or a journal record before switchboard looks). `follow` is for the data dir
+ * itself, which a person may have pointed anywhere with a link of their own; the directories
+ * inside it (the journal) must be real directories. A missing directory is fine: it is created
+ * 0700. Not on Windows, which has neither owners by uid nor these modes.
+ */
+export async function refuseUnsafeDir(path: string, what: string, { follow = false }: { follow?: boolean } = {}): Promise<void> {
+  const uid = myUid();
+  if (uid === null) return;
+  const info = await (follow ? stat(path) : lstat(path)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (!info) return;
+  if (info.isSymbolicLink()) {
+    throw unsafe(`refusing the ${what} ${path}: it is a symbolic link, which switchboard does not follow there`, 'replace the link with a real directory (mkdir -m 700), or start with another --data-dir');
+  }
+  if (!info.isDirectory()) return; // the caller's own check says what stands there
+  if (info.uid !== uid) {
+    throw unsafe(
+      `refusing the ${what} ${path}: it belongs to another account (uid ${info.uid}), which could read or change what switchboard stores there`,
+      `use a directory of your own (start with another --data-dir), or give it to this account: chown ${uid} ${path}`,
+    );
+  }
+  if (info.mode & 0o022) {
+    throw unsafe(
+      `refusing the ${what} ${path}: it is writable by ${info.mode & 0o002 ? 'other accounts' : 'its group'} (mode ${(info.mode & 0o7777).toString(8).padStart(4, '0')}), who could have planted files in it`,
+      `check what is in it, then make it private: chmod 700 ${path} — or start with another --data-dir`,
+    );
+  }
+}
+
+/** Reads a file switchboard keeps in the data dir, refusing a symbolic link there (ELOOP). */
+export async function readPrivateFile(path: string): Promise<Buffer> {
+  const handle = await open(path, constants.O_RDONLY | NOFOLLOW);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Writes a file of the data dir owner-only, refusing a symbolic link at `path` (ELOOP) instead of
+ * writing through it. The mode is set on the open file, never by name.
+ */
+export async function writePrivateFile(path: string, data: string | Uint8Array): Promise<void> {
+  const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOFOLLOW, FILE_MODE);
+  try {
+    await handle.chmod(FILE_MODE);
+    await handle.writeFile(data);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `open` flags for a file of the data dir: never through a symbolic link. */
+export const privateOpenFlags = (flags: number): number => flags | NOFOLLOW;

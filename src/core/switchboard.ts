@@ -15,7 +15,8 @@ import { consoleLogger, type Logger } from './logger.js';
 import type { McpSessions } from './mcp/sessions.js';
 import { checkDistinctPorts, originOf, probePort } from './net.js';
 import { rendererDir as defaultRendererDir, switchboardVersion } from './paths.js';
-import { describePermissionFix, fixDataDirPermissions, usePrivateUmask } from './private-files.js';
+import { diskFullTrouble } from './file-trouble.js';
+import { describePermissionFix, fixDataDirPermissions, refuseUnsafeDir, usePrivateUmask } from './private-files.js';
 import { ProviderSet } from './provider-set.js';
 import type { StartupPhase } from './startup-phase.js';
 import type { Receiver } from './receiver/receiver.js';
@@ -177,6 +178,10 @@ export class Switchboard implements Services {
     checkControlToken(options.token);
     // Before anything is written: the database, token and config are for this account only.
     usePrivateUmask();
+    // Refused, not repaired, when another account could write it (issue #22.4): by now it may
+    // hold a planted link or journal record, which a chmod would not undo.
+    await refuseUnsafeDir(options.dataDir, 'data dir', { follow: true });
+    await refuseUnsafeDir(join(options.dataDir, 'journal'), 'journal directory');
     await ensureWritableDir(options.dataDir);
     const permissions = fixDataDirPermissions(options.dataDir);
     if (options.config !== undefined) {
@@ -216,7 +221,11 @@ export class Switchboard implements Services {
         return sql;
       });
       const [openedSql, loaded] = await Promise.allSettled([opening, loadServices()]);
-      if (openedSql.status === 'rejected') throw openedSql.reason;
+      if (openedSql.status === 'rejected') {
+        // A full disk shows as an obscure database error: say what it is (issue #22.5).
+        const full = url ? null : await diskFullTrouble(openedSql.reason, options.dataDir, 'open the database in');
+        throw full ?? openedSql.reason;
+      }
       if (loaded.status === 'rejected') throw loaded.reason;
       const { ReplayEngine, Forwarder, QueueManager, Receiver, ControlServer, setupApi, setupMcp, SuiteStore, SuiteService } = loaded.value;
       const opened = await openStore(openedSql.value, {
@@ -263,6 +272,8 @@ export class Switchboard implements Services {
         maxBodyBytes: () => this.currentConfig.receiver.max_body_bytes,
         publicUrl: () => this.currentConfig.receiver.public_url ?? null,
         now: this.now,
+        // The receiver is the tunneled port: it says that deliveries cannot be stored, not where the data dir is.
+        unhealthy: async () => ((await this.journal?.trouble()) ? 'deliveries cannot be stored right now; the log and the control port’s /healthz say why' : null),
       });
       this.controlServer = new ControlServer({
         host: this.currentConfig.control.host,
@@ -271,6 +282,7 @@ export class Switchboard implements Services {
         identityKey,
         rendererDir: options.rendererDir === undefined ? existingDir(defaultRendererDir()) : options.rendererDir,
         logger: this.logger,
+        unhealthy: () => this.journal?.trouble() ?? Promise.resolve(null),
       });
       this.apiHandlers = setupApi(this);
       this.mcpSessions = setupMcp(this);

@@ -45,6 +45,7 @@ const TITLES: Record<string, string> = {
   database_unavailable: 'The database cannot be opened',
   storage_unavailable: 'The database cannot be opened',
   data_dir_unwritable: 'The data folder is not writable',
+  data_dir_unsafe: 'Another account could change the data folder',
 };
 
 export function failureTitle(code: string): string {

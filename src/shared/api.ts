@@ -157,6 +157,10 @@ export const ImportEventsOutputSchema = z.object({
   duplicates: z.number().int().nonnegative().describe('lines already stored (same provider and external_id, or same provider, time and payload)'),
   errors: z.array(z.object({ line: z.number().int().positive(), message: z.string() })).describe('lines not imported, with why; at most 100 are listed'),
   error_count: z.number().int().nonnegative().describe('every line not imported, listed or not'),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe('what else to know, when there is something: lines repeated within the file, external ids cut to 512 characters, events retention will remove'),
 });
 
 /** `GET /api/export` query (DESIGN §12): the list filters plus a time window; times ISO-8601. */
@@ -169,8 +173,8 @@ export const ExportQuerySchema = z.strictObject({
   trust_mode: TrustModeSchema.optional(),
   origin: OriginSchema.optional(),
   search: z.string().min(1).max(1000).optional(),
-  since: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).optional().describe('received at or after (inclusive)'),
-  until: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).optional().describe('received before (exclusive)'),
+  since: z.union([IsoDateTimeSchema, IsoDateSchema]).optional().describe('received at or after (inclusive)'),
+  until: z.union([IsoDateTimeSchema, IsoDateSchema]).optional().describe('received before (exclusive)'),
 });
 export type ExportQuery = z.infer<typeof ExportQuerySchema>;
 

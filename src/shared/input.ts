@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { timeProblem } from './time.js';
 
 /**
  * Text fields a caller sends (UI API, IPC, MCP tools): checked at the boundary so that what
@@ -33,9 +34,15 @@ export const CursorInputSchema = z
   .regex(/^[A-Za-z0-9_-]+$/, { error: 'is not a cursor this server issued (pass next_cursor back unchanged)' });
 
 /**
- * ISO-8601 times and dates that PostgreSQL can store: zod checks the calendar (no Feb 30, no
- * hour 24); year 0 is refused too, which the pattern allows and timestamptz does not.
+ * ISO-8601 times and dates as every boundary takes them (src/shared/time.ts): zod checks the
+ * shape, then the one time rule — a calendar date, at most six fractional digits, years 1–9999
+ * in UTC (`9999-12-31T23:00:00-05:00` is year 10000 and refused; so is year 0).
  */
-const yearOneOrLater = [(text: string) => !text.startsWith('0000'), { error: 'the year must be 0001 or later' }] as const;
-export const IsoDateTimeSchema = z.iso.datetime({ offset: true }).refine(...yearOneOrLater);
-export const IsoDateSchema = z.iso.date().refine(...yearOneOrLater);
+export const IsoDateTimeSchema = z.iso.datetime({ offset: true }).superRefine((text, ctx) => {
+  const problem = timeProblem(text);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+export const IsoDateSchema = z.iso.date().superRefine((text, ctx) => {
+  const problem = timeProblem(text, { dateOnly: true });
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});

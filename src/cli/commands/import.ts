@@ -22,7 +22,7 @@ export function importCommand(): Command {
     new Command('import')
       .description('import an NDJSON export (events are stored with origin "import")')
       .argument('<file>', 'an NDJSON file written by `switchboard export` ("-" for stdin)')
-      .option('--json', 'print {imported, duplicates, errors, error_count} as JSON'),
+      .option('--json', 'print {imported, duplicates, errors, error_count, warnings?} as JSON'),
   ).action(async (file: string, flags: ImportFlags) => {
     if (file !== '-') await refuseUnreadable(file);
     const client = await connect(flags);
@@ -32,7 +32,10 @@ export function importCommand(): Command {
     if (flags.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else {
       process.stdout.write(`imported ${result.imported} event${result.imported === 1 ? '' : 's'}, ${result.duplicates} already stored\n`);
-      for (const error of result.errors) process.stderr.write(`  line ${error.line}: ${terminalSafe(error.message)}\n`);
+      for (const warning of result.warnings ?? []) process.stderr.write(`  note: ${terminalSafe(warning)}
+`);
+      for (const error of result.errors) process.stderr.write(`  line ${error.line}: ${terminalSafe(error.message)}
+`);
       if (result.error_count > result.errors.length) process.stderr.write(`  … and ${result.error_count - result.errors.length} more\n`);
     }
     if (result.error_count > 0) throw new CliError(`${result.error_count} line${result.error_count === 1 ? '' : 's'} of ${file} not imported`, EXIT_FAILED);

@@ -1,4 +1,4 @@
-import { rm, readFile, writeFile } from 'node:fs/promises';
+import { rm, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { isSwitchboardError } from '../../core/errors.js';
@@ -8,6 +8,7 @@ import { banner } from '../banner.js';
 import { CONTROL_URL_FILE, resolveDataDir } from '../data-dir.js';
 import { usageError } from '../exit.js';
 import { terminalSafeBlock } from '../terminal-safe.js';
+import { writePrivateFile } from '../../core/private-files.js';
 import { readyRecord, startTerminalStream, type LogFormat } from '../stream.js';
 
 /**
@@ -125,7 +126,8 @@ function serveLogger(json: boolean, quiet: boolean): Logger {
 
 /** The client verbs find this instance through it even when it listens on a port of its own choosing. */
 async function recordControlUrl(dataDir: string, switchboard: Switchboard): Promise<void> {
-  await writeFile(join(dataDir, CONTROL_URL_FILE), `${switchboard.url.control}\n`, { mode: 0o600 }).catch((error: Error) =>
+  // Never through a symbolic link planted at control-url (issue #22.4).
+  await writePrivateFile(join(dataDir, CONTROL_URL_FILE), `${switchboard.url.control}\n`).catch((error: Error) =>
     switchboard.logger.warn(`could not write ${CONTROL_URL_FILE}: ${error.message} (client verbs need --control-url)`),
   );
 }

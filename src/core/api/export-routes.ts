@@ -35,8 +35,16 @@ export function parseExportQuery(params: URLSearchParams): ExportQuery {
   return parsed.data;
 }
 
+/**
+ * Streams the export. The first batch is read before the status line is sent: a filter the
+ * store refuses (a search without three letters in a row, a time it cannot hold) is then a 400
+ * with a JSON reason, not a connection cut after a 200 (issue #22.10). A failure later, once
+ * bytes are out, can only end the stream.
+ */
 export async function streamExport(sb: Services, query: ExportQuery, res: ServerResponse): Promise<void> {
   const { format, ...filter } = query;
+  const limits = { rows: EXPORT_BATCH_ROWS, bytes: EXPORT_BATCH_BYTES };
+  let batch = await sb.store.exportBatch(filter, null, limits);
   const stamp = new Date(sb.now()).toISOString().replace(/[:.]/g, '-');
   res.writeHead(200, {
     'content-type': format === 'har' ? 'application/json; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
@@ -51,12 +59,11 @@ export async function streamExport(sb: Services, query: ExportQuery, res: Server
   };
   const receiverUrl = sb.url.receiver;
   if (format === 'har' && !(await write(harPrologue(sb.version)))) return;
-  let after: { received_at: string; id: number } | null = null;
   let first = true;
   for (;;) {
-    const { events: batch, next } = await sb.store.exportBatch(filter, after, { rows: EXPORT_BATCH_ROWS, bytes: EXPORT_BATCH_BYTES });
+    const { events, next } = batch;
     // One write per batch: a string of the batch's lines, released before the next batch is read.
-    const chunk = batch
+    const chunk = events
       .map((record) => {
         if (format === 'ndjson') return `${exportLine(record)}\n`;
         const entry = `${first ? '' : ','}${JSON.stringify(harEntry(record, receiverUrl))}`;
@@ -66,7 +73,7 @@ export async function streamExport(sb: Services, query: ExportQuery, res: Server
       .join('');
     if (chunk && !(await write(chunk))) return;
     if (!next) break;
-    after = next;
+    batch = await sb.store.exportBatch(filter, next, limits);
   }
   if (format === 'har' && !(await write(HAR_EPILOGUE))) return;
   res.end();
@@ -75,7 +82,10 @@ export async function streamExport(sb: Services, query: ExportQuery, res: Server
 /** Import a stream of NDJSON (the CLI streams big files here); the answer is the summary. */
 export async function importStream(sb: Services, chunks: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): Promise<ImportResult> {
   const maxLineBytes = maxImportLineBytes(sb);
-  const importer = new Importer(sb.store, () => sb.providers.allSecrets(), maxLineBytes);
+  const importer = new Importer(sb.store, () => sb.providers.allSecrets(), maxLineBytes, {
+    maxAgeDays: () => sb.config.retention.max_age_days,
+    now: () => sb.now(),
+  });
   for await (const line of ndjsonLines(chunks, maxLineBytes)) await importer.add(line);
   return importer.finish();
 }

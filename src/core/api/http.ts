@@ -55,10 +55,14 @@ export function setupApi(sb: Services): SwitchboardApi {
         return sendJson(res, httpStatusFor(body.code), { error: body });
       }
       return streamExport(sb, query, res).catch((error: unknown) => {
+        // Before the first byte (the first batch is read first), any refusal is an answer with its status.
+        if (!res.headersSent) {
+          const body = toApiError(error, sb.logger, 'api export');
+          return sendJson(res, httpStatusFor(body.code), { error: body });
+        }
         // Mid-stream, the status line is gone: all that is left is to cut the response short.
         sb.logger.error(`api export: ${(error as Error).message}`);
-        if (!res.headersSent) sendJson(res, 500, { error: toApiError(error, sb.logger, 'api export') });
-        else res.destroy();
+        res.destroy();
       });
     }
     if (name === 'import') {

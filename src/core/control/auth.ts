@@ -8,10 +8,12 @@
  *   must be a loopback origin.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { SwitchboardError } from '../errors.js';
+import { isSwitchboardError, SwitchboardError } from '../errors.js';
+import { fileTrouble } from '../file-trouble.js';
+import { readPrivateFile, writePrivateFile } from '../private-files.js';
 import { safeEqual } from '../providers/crypto.js';
 import { unusableTokenReason } from './token-watcher.js';
 
@@ -31,15 +33,18 @@ export const IDENTITY_NONCE = /^[A-Za-z0-9_-]{32,128}$/;
 
 export async function loadOrCreateIdentityKey(dataDir: string): Promise<string> {
   const path = join(dataDir, IDENTITY_KEY_FILE);
-  const existing = (await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return '';
-    throw error;
-  })).trim();
+  const existing = (
+    await readPrivateFile(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return Buffer.alloc(0);
+      throw fileTrouble(error, path, 'read the identity key');
+    })
+  )
+    .toString('utf8')
+    .trim();
   if (existing.length >= 32) return existing;
   const key = randomBytes(32).toString('base64url');
   await mkdir(dataDir, { recursive: true });
-  await writeFile(path, `${key}\n`, { mode: 0o600 });
-  await chmod(path, 0o600);
+  await writePrivateFile(path, `${key}\n`).catch((error: unknown) => Promise.reject(fileTrouble(error, path, 'write the identity key')));
   return key;
 }
 
@@ -68,18 +73,19 @@ export function checkControlToken(token: string | undefined): void {
 export async function loadOrCreateToken(dataDir: string): Promise<string> {
   const path = join(dataDir, TOKEN_FILE);
   try {
-    const existing = (await readFile(path, 'utf8')).trim();
+    // Never through a symbolic link (issue #22.4): another account's file is not our token.
+    const existing = (await readPrivateFile(path)).toString('utf8').trim();
     // A token written by hand is never silently replaced: its owner's clients would just get 401s.
     const unusable = existing === '' ? null : unusableTokenReason(existing);
     if (unusable) throw new SwitchboardError('config_invalid', `${path}: ${unusable}`, { hint: 'put such a token in the file, or delete it and a new one is created' });
     if (existing !== '') return existing;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (isSwitchboardError(error)) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fileTrouble(error, path, 'read the control token');
   }
   const token = randomBytes(32).toString('base64url');
   await mkdir(dataDir, { recursive: true });
-  await writeFile(path, `${token}\n`, { mode: 0o600 });
-  await chmod(path, 0o600);
+  await writePrivateFile(path, `${token}\n`).catch((error: unknown) => Promise.reject(fileTrouble(error, path, 'write the control token')));
   return token;
 }
 

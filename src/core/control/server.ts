@@ -24,6 +24,8 @@ export interface ControlOptions {
   identityKey?: string;
   rendererDir: string | null;
   logger: Logger;
+  /** Why deliveries cannot be stored right now (GET /healthz answers 503 with it), or null. */
+  unhealthy?: () => Promise<string | null>;
 }
 
 const STATIC_TYPES: Record<string, string> = {
@@ -117,7 +119,8 @@ export class ControlServer {
     const url = requestUrl(req);
     if (!url) return sendJson(res, 400, { error: 'invalid_argument', message: 'the request target must be a path starting with "/"' });
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      return sendJson(res, 200, { status: 'ok' });
+      const reason = (await this.options.unhealthy?.()) ?? null;
+      return reason ? sendJson(res, 503, { status: 'unhealthy', reason }) : sendJson(res, 200, { status: 'ok' });
     }
     if (url.pathname === '/identity' && req.method === 'GET') return this.answerIdentity(res, url);
     if (url.pathname === '/.well-known' || url.pathname.startsWith('/.well-known/')) {

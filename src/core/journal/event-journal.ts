@@ -1,10 +1,13 @@
+import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventSummary } from '../../shared/events.js';
-import { SwitchboardError } from '../errors.js';
+import { isSwitchboardError, SwitchboardError } from '../errors.js';
+import { fileTrouble } from '../file-trouble.js';
 import type { Logger } from '../logger.js';
 import type { JournalEvent, NewJournalEvent } from '../new-event.js';
 import { Applier, type ApplyTarget } from './applier.js';
 import { deferred, entryFor, keyOf, type Deferred, type Entry, type JournalInsert } from './entry.js';
+import type { JournalKey } from './journal-key.js';
 import { encodeRecord } from './record.js';
 import { Redeliveries, type KeySource } from './redeliveries.js';
 import { JournalSegments } from './segments.js';
@@ -88,10 +91,17 @@ export class EventJournal {
   private drainWaiters: (() => void)[] = [];
   private readonly maxLagRecords: number;
   private readonly maxLagBytes: number;
+  /**
+   * Why the journal cannot be written (a failed append, or a directory found unwritable at start):
+   * /healthz answers 503 with it until an append works again (issue #22.5). `probe`: found by the
+   * start-up check, so a later check of the directory may clear it.
+   */
+  private writeTrouble: { error: SwitchboardError; probe: boolean } | null = null;
 
   private constructor(
     target: JournalTarget,
     private readonly segments: JournalSegments,
+    private readonly key: JournalKey,
     private readonly logger: Logger,
     private readonly options: JournalOptions,
     filterPath: string,
@@ -112,8 +122,8 @@ export class EventJournal {
   static async open(dataDir: string, target: JournalTarget, logger: Logger, options: JournalOptions = {}): Promise<EventJournal> {
     const dir = join(dataDir, 'journal');
     const position = await target.journalPosition();
-    const { segments, events: tail, lastId: lastJournalId } = await JournalSegments.open(dir, logger, position.appliedId);
-    const journal = new EventJournal(target, segments, logger, options, join(dir, FILTER_FILE));
+    const { segments, key, events: tail, lastId: lastJournalId } = await JournalSegments.open(dir, logger, position.appliedId);
+    const journal = new EventJournal(target, segments, key, logger, options, join(dir, FILTER_FILE));
     journal.appliedId = position.appliedId;
     journal.writtenId = Math.max(position.appliedId, lastJournalId);
     journal.nextId = Math.max(position.maxId, position.appliedId, lastJournalId) + 1;
@@ -128,11 +138,44 @@ export class EventJournal {
       if (options.onRecover) options.onRecover(tail.length, message);
       else logger.info(message);
     }
+    await journal.probeWritable();
     journal.applier.start();
     await journal.barrier();
     await segments.release(journal.appliedId);
     journal.redeliveries.startLoading();
     return journal;
+  }
+
+  /**
+   * Why deliveries cannot be stored right now, as one line (path, cause, fix), or null. A
+   * problem found by checking the directory is checked again here, so fixing the permissions
+   * makes the instance healthy without waiting for a delivery.
+   */
+  async trouble(): Promise<string | null> {
+    if (this.writeTrouble?.probe) await this.probeWritable();
+    const trouble = this.writeTrouble?.error;
+    return trouble ? `${trouble.message}${trouble.hint ? ` — ${trouble.hint}` : ''}` : null;
+  }
+
+  /** Whether this account may write the journal directory (a 0500 dir: every append would fail). */
+  private async probeWritable(): Promise<void> {
+    const dir = this.segments.dir;
+    try {
+      await access(dir, constants.W_OK);
+      if (this.writeTrouble?.probe) {
+        this.writeTrouble = null;
+        this.logger.info(`journal: ${dir} is writable again; deliveries are stored`);
+      }
+    } catch (error) {
+      if (!this.writeTrouble) this.noteTrouble(fileTrouble(error, dir, 'write to the journal directory'), true);
+    }
+  }
+
+  private noteTrouble(error: SwitchboardError, probe: boolean): void {
+    const first = this.writeTrouble === null;
+    this.writeTrouble = { error, probe };
+    // One line when it starts, not one per delivery.
+    if (first) this.logger.error(`journal: ${error.message} — deliveries are answered 503 until it works again (fix: ${error.hint ?? 'see above'})`);
   }
 
   /**
@@ -276,7 +319,7 @@ export class EventJournal {
     if (this.closing) return Promise.reject(new SwitchboardError('storage_unavailable', 'the event store is closed'));
     const event: JournalEvent = { ...input, id: this.nextId++, received_at: input.received_at ?? this.batchTime() };
     const entry = entryFor(event);
-    entry.record = encodeRecord(event);
+    entry.record = encodeRecord(event, this.key);
     if (entry.key) this.redeliveries.appended(entry as Entry & { key: string });
     this.toWrite.push(entry);
     this.lagBytes += entry.bytes;
@@ -319,14 +362,16 @@ export class EventJournal {
       try {
         await this.segments.append(Buffer.concat(batch.map((entry) => entry.record!)), first, last);
       } catch (error) {
-        this.logger.error(`journal: appending ${batch.length} events failed: ${(error as Error).message}`);
+        const trouble = isSwitchboardError(error) ? error : fileTrouble(error, this.segments.dir, 'write to the journal in');
+        this.noteTrouble(trouble, false);
         for (const entry of batch) {
           this.redeliveries.settled(entry, false);
           this.lagBytes -= entry.bytes;
           entry.visible.resolve(false);
           entry.ack.reject(
-            new SwitchboardError('storage_unavailable', `writing to the journal failed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, {
-              hint: 'is the disk full? the sender should retry',
+            // Not the path or the fix: the sender is not the one to act (the log and /healthz say it all).
+            new SwitchboardError('storage_unavailable', `switchboard cannot store deliveries right now (writing its journal failed: ${errnoOf(error)})`, {
+              hint: 'the sender should retry; the operator sees why in the log and at /healthz',
               cause: error,
             }),
           );
@@ -335,6 +380,10 @@ export class EventJournal {
         continue;
       }
       this.writtenId = last;
+      if (this.writeTrouble) {
+        this.writeTrouble = null;
+        this.logger.info('journal: writing works again; deliveries are stored');
+      }
       for (const entry of batch) {
         entry.record = null;
         entry.ack.resolve({ event: entry.summary, duplicate: false, visible: entry.visible.promise });
@@ -369,4 +418,10 @@ export class EventJournal {
     this.drainWaiters = [];
     for (const wake of waiters) wake();
   }
+}
+
+/** The system error code under a failure (EACCES, ENOSPC…), for the sender's short answer. */
+function errnoOf(error: unknown): string {
+  const cause = isSwitchboardError(error) ? error.cause : error;
+  return (cause as NodeJS.ErrnoException | undefined)?.code ?? 'error';
 }

@@ -1,6 +1,7 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import type { EventSummary } from '../../shared/events.js';
 import { SwitchboardError } from '../errors.js';
+import { readPrivateFile, writePrivateFile } from '../private-files.js';
 import type { Logger } from '../logger.js';
 import { deferred, keyOf, type Deferred, type Entry, type JournalInsert } from './entry.js';
 import { KeyFilter } from './key-filter.js';
@@ -181,7 +182,8 @@ export class Redeliveries {
     if (!this.filter) return;
     try {
       // Every key up to the highest id the load read, and every key applied since.
-      await writeFile(`${this.filterPath}.tmp`, this.filter.serialize(Math.max(this.filterThroughId, appliedId)), { mode: 0o600 });
+      // Never through a symbolic link planted at keys.bloom.tmp (issue #22.4): rename replaces a link, it does not follow it.
+      await writePrivateFile(`${this.filterPath}.tmp`, this.filter.serialize(Math.max(this.filterThroughId, appliedId)));
       await rename(`${this.filterPath}.tmp`, this.filterPath);
     } catch (error) {
       this.logger.warn(`journal: could not save the redelivery filter (${(error as Error).message}); the next start reads the keys from the database`);
@@ -196,7 +198,7 @@ export class Redeliveries {
    */
   private async loadFilter(fresh = false): Promise<void> {
     try {
-      const saved = fresh ? null : KeyFilter.deserialize(await readFile(this.filterPath).catch(() => Buffer.alloc(0)));
+      const saved = fresh ? null : KeyFilter.deserialize(await readPrivateFile(this.filterPath).catch(() => Buffer.alloc(0)));
       const estimate = await this.source.estimatedEventCount();
       const usable = saved && !saved.filter.saturated && saved.filter.capacity >= estimate ? saved : null;
       const filter = usable?.filter ?? new KeyFilter(Math.max(1 << 20, estimate * 2));

@@ -1,11 +1,14 @@
-import { close, ftruncateSync, open, writeSync } from 'node:fs';
-import { mkdir, readdir, readFile, truncate, unlink } from 'node:fs/promises';
+import { close, constants, ftruncateSync, open, writeSync } from 'node:fs';
+import { mkdir, open as openHandle, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { SwitchboardError } from '../errors.js';
 import { fileTrouble } from '../file-trouble.js';
 import type { Logger } from '../logger.js';
 import type { JournalEvent } from '../new-event.js';
-import { decodeRecords, type DamagedStretch } from './record.js';
+import { privateOpenFlags, refuseUnsafeDir } from '../private-files.js';
+import { JournalKey } from './journal-key.js';
+import { decodeRecords, NOT_OURS, type DamagedStretch } from './record.js';
 
 /**
  * The journal's files: `<data dir>/journal/<first id, 16 digits>.log`, append-only, owner-only.
@@ -14,6 +17,11 @@ import { decodeRecords, type DamagedStretch } from './record.js';
  * Writes are not fsynced — the same durability as the embedded database (fsync off): what
  * was written survives a crash of switchboard, not a power loss. A failed append is cut off
  * again (ftruncate), so a delivery that was answered with an error is never applied later.
+ *
+ * Another account cannot steer it (issue #22.4): the directory is refused unless it is a real
+ * directory of this account that nobody else can write; segments are opened without following
+ * symbolic links (a link where a segment belongs is refused, never truncated through); and every
+ * record is signed with the data dir's journal key (journal-key.ts), checked here on recovery.
  */
 
 const SEGMENT_BYTES = 64 * 1024 * 1024;
@@ -42,6 +50,8 @@ function writeAll(fd: number, buffer: Buffer, position: number): void {
 
 export interface RecoveredJournal {
   segments: JournalSegments;
+  /** What signs the records appended from now on. */
+  key: JournalKey;
   /** Every intact record past the applied position, in id order. */
   events: JournalEvent[];
   /** The highest id an intact record carries (0 without any). */
@@ -63,24 +73,33 @@ export class JournalSegments {
    * itself: decoding resumes at the next intact record, and the log says which ids were lost.
    */
   static async open(dir: string, logger: Logger, appliedId = 0): Promise<RecoveredJournal> {
+    await refuseUnsafeDir(dir, 'journal directory');
     await mkdir(dir, { recursive: true, mode: 0o700 }).catch((error) => Promise.reject(fileTrouble(error, dir, 'create the journal directory')));
+    await refuseUnsafeDir(dir, 'journal directory');
+    const key = await JournalKey.load(dir);
     const names = (await readdir(dir).catch((error) => Promise.reject(fileTrouble(error, dir, 'read the journal directory')))).filter((name) => NAME.test(name)).sort();
     const segments: Segment[] = [];
     const events: JournalEvent[] = [];
     let lastId = 0;
     for (const name of names) {
       const path = join(dir, name);
-      const bytes = await readFile(path).catch((error) => Promise.reject(fileTrouble(error, path, 'read the journal segment')));
+      const bytes = await readSegment(path);
       const firstId = Number(NAME.exec(name)![1]);
-      const decoded = decodeRecords(bytes, appliedId);
+      const decoded = decodeRecords(bytes, key, appliedId, { legacy: key.created });
       for (const stretch of decoded.damaged) logger.error(describeDamage(name, firstId, stretch, appliedId));
       if (decoded.tornReason) {
-        logger.warn(
-          `journal: ${name} ends in a record that was not completely written (${decoded.tornReason}; ` +
-            `${bytes.byteLength - decoded.validBytes} bytes, most likely from a crash during a write): ` +
-            'skipped — it was never acknowledged',
-        );
-        await truncate(path, decoded.validBytes).catch((error) => Promise.reject(fileTrouble(error, path, 'cut the torn record off the journal segment')));
+        const tail = bytes.byteLength - decoded.validBytes;
+        if (decoded.tornReason === NOT_OURS) {
+          logger.error(`journal: ${name} ends in ${tail} bytes whose signature does not match this data dir's journal key (${NOT_OURS}): skipped — switchboard never wrote them`);
+        } else {
+          logger.warn(
+            `journal: ${name} ends in a record that was not completely written (${decoded.tornReason}; ` +
+              `${tail} bytes, most likely from a crash during a write): skipped — it was never acknowledged`,
+          );
+        }
+        // Appends never go after it (each start writes a new segment): a segment that cannot be cut
+        // is read the same way at the next start, so a warning is enough (issue #22.5).
+        await cutSegment(path, decoded.validBytes).catch((error: Error) => logger.warn(`journal: ${error.message} — it is skipped again at the next start (${(error as SwitchboardError).hint ?? 'fix its permissions'})`));
       }
       if (decoded.lastId === null) {
         await unlink(path).catch((error) => Promise.reject(fileTrouble(error, path, 'delete the empty journal segment')));
@@ -93,11 +112,12 @@ export class JournalSegments {
       for (const event of decoded.events) events.push(event);
     }
     events.sort((a, b) => a.id - b.id);
-    return { segments: new JournalSegments(dir, segments), events, lastId };
+    return { segments: new JournalSegments(dir, segments), key, events, lastId };
   }
 
   /** Appends whole records (ids firstId…lastId); on failure nothing of them stays in the file. */
   async append(records: Buffer, firstId: number, lastId: number): Promise<void> {
+    // After a failed rotation `current` is null: the next append tries to create the segment again.
     if (!this.current || this.current.size >= SEGMENT_BYTES) await this.rotate(firstId);
     const segment = this.current!;
     try {
@@ -108,7 +128,7 @@ export class JournalSegments {
       } catch {
         // the write failed and so does the cut: the record is torn, which the next start detects
       }
-      throw error;
+      throw fileTrouble(error, segment.path, 'append to the journal segment');
     }
     segment.size += records.byteLength;
     segment.lastId = lastId;
@@ -116,7 +136,9 @@ export class JournalSegments {
 
   private async rotate(firstId: number): Promise<void> {
     const path = join(this.dir, `${String(firstId).padStart(16, '0')}.log`);
-    const fd = await openFile(path, 'w', 0o600);
+    const fd = await openFile(path, privateOpenFlags(constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC), 0o600).catch((error: unknown) =>
+      Promise.reject(fileTrouble(error, path, 'create the journal segment')),
+    );
     if (this.current) {
       const { fd: previous, ...segment } = this.current;
       this.closed.push(segment);
@@ -142,6 +164,38 @@ export class JournalSegments {
       await closeFile(fd).catch(() => {});
     }
     await this.release(appliedId);
+  }
+}
+
+/** A segment's bytes, never through a symbolic link, and only from a regular file. */
+async function readSegment(path: string): Promise<Buffer> {
+  let handle;
+  try {
+    handle = await openHandle(path, privateOpenFlags(constants.O_RDONLY));
+  } catch (error) {
+    throw fileTrouble(error, path, 'read the journal segment');
+  }
+  try {
+    if (!(await handle.stat()).isFile()) throw fileTrouble(Object.assign(new Error('not a regular file'), { code: 'EISDIR' }), path, 'read the journal segment');
+    return await handle.readFile();
+  } catch (error) {
+    throw (error as Error).name === 'SwitchboardError' ? error : fileTrouble(error, path, 'read the journal segment');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Cuts a torn tail off (opened for writing only now: a read-only segment is still read, and this says why it cannot be cut). */
+async function cutSegment(path: string, length: number): Promise<void> {
+  try {
+    const handle = await openHandle(path, privateOpenFlags(constants.O_WRONLY));
+    try {
+      await handle.truncate(length);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw fileTrouble(error, path, 'cut the torn record off the journal segment');
   }
 }
 

@@ -19,6 +19,8 @@ export interface ReceiverOptions {
   maxBodyBytes: () => number;
   publicUrl: () => string | null;
   now: () => number;
+  /** Why deliveries cannot be stored right now (GET /healthz answers 503 with it), or null. */
+  unhealthy?: () => Promise<string | null>;
 }
 
 const ROUTE = /^\/webhooks\/([^/?#]+)\/?$/;
@@ -58,6 +60,9 @@ export class Receiver {
     const url = requestUrl(req);
     if (!url) return drainThen(req, res, errorAnswer(400, 'bad_request', 'the request target must be a path, e.g. /webhooks/<provider name>'));
     if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      // Unhealthy when deliveries cannot be stored (issue #22.5): a 200 here while every delivery gets 503 misleads every probe.
+      const reason = (await this.options.unhealthy?.()) ?? null;
+      if (reason) return send(res, { status: 503, contentType: 'application/json', body: JSON.stringify({ status: 'unhealthy', reason }) });
       return send(res, { status: 200, contentType: 'application/json', body: '{"status":"ok"}' });
     }
     const match = ROUTE.exec(url.pathname);

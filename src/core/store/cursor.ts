@@ -1,3 +1,4 @@
+import { parseTime } from '../../shared/time.js';
 import { SwitchboardError } from '../errors.js';
 
 /**
@@ -9,28 +10,15 @@ export interface Cursor {
   id: number;
 }
 
-const ISO_MICROS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{6}Z$/;
+const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 /**
- * A cursor is caller input (it comes back from outside): its time must be one PostgreSQL can
- * read, or a forged `2026-13-45T99:99:99` would reach SQL and fail there as our error.
+ * A cursor is caller input (it comes back from outside): its time must be the exact stored form
+ * and follow the one time rule (src/shared/time.ts), or a forged `2026-13-45T99:99:99` would
+ * reach SQL and fail there as our error.
  */
 function isRealTime(text: string): boolean {
-  const match = ISO_MICROS.exec(text);
-  if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  // Date.UTC maps years 0–99 to 1900–1999; setUTCFullYear puts them back before comparing.
-  date.setUTCFullYear(year, month - 1, day);
-  return (
-    year >= 1 &&
-    date.getUTCFullYear() === year &&
-    date.getUTCMonth() === month - 1 &&
-    date.getUTCDate() === day &&
-    hour < 24 &&
-    minute < 60 &&
-    second < 60
-  );
+  return ISO_MICROS.test(text) && !('problem' in parseTime(text));
 }
 
 export function encodeCursor(cursor: Cursor): string {
@@ -56,22 +44,12 @@ export function decodeCursor(text: string): Cursor {
   throw new SwitchboardError('invalid_argument', 'cursor is not one this server issued (pass next_cursor back unchanged)');
 }
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/i;
-
-/** A `since` / `until` filter: an ISO-8601 date or time that exists; passed to SQL as text. */
+/**
+ * A `since` / `until` filter: an ISO-8601 date or time under the one time rule
+ * (src/shared/time.ts); passed to SQL as the exact UTC time it names.
+ */
 export function parseTimeFilter(name: string, text: string): string {
-  const time = Date.parse(text);
-  const valid = ISO_TIME.test(text) && !Number.isNaN(time) && validCalendarDate(text);
-  if (!valid) {
-    throw new SwitchboardError('invalid_argument', `${name} must be an ISO-8601 time such as 2026-11-30T09:12:55Z (got ${JSON.stringify(text.slice(0, 64))})`);
-  }
-  return text;
-}
-
-function validCalendarDate(text: string): boolean {
-  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
-  // setUTCFullYear, not Date.UTC: that one reads years 0–99 as 1900–1999.
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  const parsed = parseTime(text, { dateOnly: true });
+  if ('problem' in parsed) throw new SwitchboardError('invalid_argument', `${name} ${parsed.problem} (got ${JSON.stringify(text.slice(0, 64))})`);
+  return parsed.utc;
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../../src/shared/events.js';
 import { EventJournal, type JournalTarget } from '../../../src/core/journal/event-journal.js';
+import { JournalKey } from '../../../src/core/journal/journal-key.js';
 import { encodeRecord } from '../../../src/core/journal/record.js';
 import { migrationsDir } from '../../../src/core/paths.js';
 import { migrate } from '../../../src/core/store/migrations.js';
@@ -295,12 +296,13 @@ describe('journal files', () => {
     // What a crash leaves: 20 acknowledged records the applier had not reached, then the 21st
     // cut off in the middle of its write.
     const first = stored.json.id + 1;
+    const key = await JournalKey.load(join(dataDir, 'journal'));
     const record = (id: number, externalId: string) =>
       encodeRecord({
         id, received_at: `2026-12-01T10:00:00.${String(id).padStart(6, '0')}Z`, provider: 'github', family: 'webhook', event_type: 'ping',
         external_id: externalId, trust_mode: 'signed', verified: true, verify_detail: 'github: X-Hub-Signature-256 verified', content_type: 'application/json',
         headers: { 'x-github-delivery': externalId }, source_ip: '127.0.0.1', origin: 'provider', payload: Buffer.from(JSON.stringify({ n: id })),
-      });
+      }, key);
     const tail = Array.from({ length: 20 }, (_, i) => record(first + i, `tail-${i}`));
     const torn = record(first + 20, 'torn');
     await writeFile(join(dataDir, 'journal', `${String(first).padStart(16, '0')}.log`), Buffer.concat([...tail, torn.subarray(0, torn.byteLength - 7)]));
@@ -381,9 +383,10 @@ describe('journal files', () => {
     const COUNT = 130_000;
     const first = newest + 1;
     const records: Buffer[] = [];
+    const key = await JournalKey.load(join(dataDir, 'journal'));
     for (let i = 0; i < COUNT; i++) {
       const id = first + i;
-      records.push(encodeRecord({ ...journalEvent(id, { external_id: `big-${i}`, headers: {}, payload: Buffer.from(`{"n":${i}}`) }) }));
+      records.push(encodeRecord({ ...journalEvent(id, { external_id: `big-${i}`, headers: {}, payload: Buffer.from(`{"n":${i}}`) }) }, key));
     }
     for (const i of [COUNT - 50_000, COUNT - 10]) {
       const damaged = Buffer.from(records[i]!);
