@@ -125,7 +125,9 @@ export async function refuseUnsafeDir(path: string, what: string, { follow = fal
   const uid = myUid();
   if (uid === null) return;
   const info = await (follow ? stat(path) : lstat(path)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
+    // Missing, or a file where a parent directory belongs: the caller's own check (creating it)
+    // says what is wrong there, in its words.
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
     throw error;
   });
   if (!info) return;
