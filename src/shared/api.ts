@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ApiMethod } from './api-methods.js';
+import { AnswerRuleSchema } from './delivery-lab.js';
 import {
   EventDetailSchema,
   EventSummarySchema,
@@ -210,6 +211,7 @@ export const ProviderInputSchema = z.strictObject({
   secrets: z.array(SecretInputSchema).optional().describe('omitted on update: keep the current secrets'),
   tolerance_s: z.number().int().positive().optional(),
   public_key: inputText(MAX_NAME_CHARS, 0).optional(),
+  answer: z.array(AnswerRuleSchema).max(100).optional().describe('answer rules (DESIGN §15); omitted on update: keep the current ones'),
   // queue kinds
   url: SecretInputSchema.optional().describe('Redis URL (may hold a password, so it is write-only too)'),
   channels: z.array(inputText()).max(100).optional(),
@@ -229,6 +231,7 @@ export const ProviderConfigViewSchema = z.object({
   secrets: z.array(SecretSourceViewSchema),
   tolerance_s: z.number().optional(),
   public_key: z.string().optional(),
+  answer: z.array(AnswerRuleSchema).optional(),
   url: SecretSourceViewSchema.optional(),
   channels: z.array(z.string()).optional(),
   patterns: z.array(z.string()).optional(),
