@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ApiMethod } from './api-methods.js';
-import { AnswerRuleSchema } from './delivery-lab.js';
+import { AnswerRuleSchema, ChaosProfileSchema, IDEMPOTENCY_VERDICTS } from './delivery-lab.js';
 import {
   EventDetailSchema,
   EventSummarySchema,
@@ -107,8 +107,12 @@ export const ReplayEventInputSchema = z.strictObject({
     .optional()
     .describe('dot path → JSON value set in the JSON body (form fields by name), e.g. {"data.object.amount_total": 999}; applied to payload when given'),
   requested_by: z.enum(API_CALLERS).optional().describe('who is asking, recorded on the replay row (default ui)'),
+  chaos: ChaosProfileSchema.optional(),
 });
-export const ReplayEventOutputSchema = ReplaySchema;
+export const ReplayEventOutputSchema = ReplaySchema.extend({
+  copies: z.array(ReplaySchema).optional().describe('the duplicates a chaos profile sent after this one'),
+  idempotency: z.enum(IDEMPOTENCY_VERDICTS).nullable().optional(),
+});
 
 /**
  * A replay built but not sent ("Copy as cURL (re-signed)"): the body and headers the replay

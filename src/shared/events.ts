@@ -29,7 +29,8 @@ export const EventSummarySchema = z.object({
   verified: z.boolean().describe('true only when a provider signature over the raw body was checked'),
   payload_size: z.number().int().nonnegative().describe('payload size in bytes'),
   received_at: z.string().describe('ISO-8601 UTC time, microsecond precision'),
-  attempts: z.number().int().positive().describe('deliveries of this (provider, external_id): 1 + redeliveries'),
+  // Deliveries of this (provider, external_id): 1 + redeliveries (DESIGN §15). Plain numbers, no describe: MCP's tools/list budget.
+  attempts: z.number(),
 });
 export type EventSummary = z.infer<typeof EventSummarySchema>;
 
@@ -37,11 +38,12 @@ export const PAYLOAD_ENCODINGS = ['utf8', 'base64'] as const;
 
 /** One delivery of an event by its provider (DESIGN §15): when, what it was answered, and why. */
 export const AttemptSchema = z.object({
-  attempt: z.number().int().positive(),
+  attempt: z.number(),
   at: z.string(),
-  status: z.number().int().describe('status answered'),
-  rule: z.number().int().positive().nullable().describe('answer rule number (1 = first), null: the normal answer'),
-  delay_ms: z.number().int().nonnegative(),
+  status: z.number(),
+  // The answer rule's number (1 = first); null: the normal answer.
+  rule: z.number().nullable(),
+  delay_ms: z.number(),
 });
 export type Attempt = z.infer<typeof AttemptSchema>;
 
@@ -52,7 +54,8 @@ export const EventDetailSchema = EventSummarySchema.extend({
   headers: z.record(z.string(), z.string()).describe('request headers; secret-bearing values are «redacted»'),
   payload: z.string().describe('the raw body: text when it is valid UTF-8, else base64'),
   payload_encoding: z.enum(PAYLOAD_ENCODINGS),
-  attempt_log: z.array(AttemptSchema).describe('the newest 50 attempts, oldest first'),
+  // The newest 50 attempts, oldest first.
+  attempt_log: z.array(AttemptSchema),
 });
 export type EventDetail = z.infer<typeof EventDetailSchema>;
 

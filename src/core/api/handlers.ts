@@ -86,7 +86,8 @@ function implement(sb: Services): Implementation {
 
     async replayEvent(input) {
       const record = await sb.replays.replay(toReplayRequest(input, input.requested_by ?? 'ui'));
-      return toWireReplay(record);
+      const { copies, idempotency, ...first } = record;
+      return { ...toWireReplay(first), ...(copies ? { copies: copies.map(toWireReplay), idempotency: idempotency ?? null } : {}) };
     },
 
     async prepareReplay(input) {

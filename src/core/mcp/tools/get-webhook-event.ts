@@ -36,6 +36,8 @@ export const ReplayAttemptSchema = z.strictObject({
 
 /** EventDetail with its payload cut to a bound: what get_webhook_event and the event resource answer. */
 export const BoundedEventDetailSchema = EventDetailSchema.extend({
+  // Declared loosely ({attempt, at, status, rule, delay_ms} each, DESIGN §15): tools/list is in every agent's context.
+  attempt_log: z.array(z.looseObject({})),
   payload: z.string().describe('the raw body, cut to max_payload_bytes: UTF-8 text cut on a character boundary, else base64 of the first bytes'),
   payload_truncated: z.boolean().describe('true when payload is shorter than payload_size bytes'),
 }).strict();
