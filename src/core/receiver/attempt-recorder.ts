@@ -5,8 +5,8 @@ import type { EventStore } from '../store/event-store.js';
 
 /**
  * Counts the attempts of each delivery identity (DESIGN §15) and writes them after the answer.
- * The count a redelivery is decided on comes from memory (the newest KEPT events) or, once, from
- * the event row; redeliveries of one event are numbered one after the other even when they
+ * The count a redelivery is decided on comes from memory (every event stored lately, so one still
+ * in the journal never waits for the database) or, once, from the event row; redeliveries of one event are numbered one after the other even when they
  * arrive together. Writes are batched per event-loop turn and wait for the event row (it may
  * still be in the journal); close() waits for them, so the log survives a restart.
  */
@@ -14,7 +14,9 @@ import type { EventStore } from '../store/event-store.js';
 const KEPT = 20_000;
 
 export class AttemptRecorder {
-  private readonly counts = new Map<number, number>();
+  /** Two generations of counts (the newest KEPT…2×KEPT events): O(1) to keep bounded. */
+  private counts = new Map<number, number>();
+  private older = new Map<number, number>();
   private readonly numbering = new Map<number, Promise<number>>();
   private queued: NewAttempt[] = [];
   private flushing: Promise<void> | null = null;
@@ -25,11 +27,19 @@ export class AttemptRecorder {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * A first delivery was stored: its count is known without the database, so a redelivery
+   * arriving while the event is still in the journal is answered at once (DESIGN §5).
+   */
+  first(eventId: number): void {
+    this.remember(eventId, 1);
+  }
+
   /** The number of this delivery of `event` (2 for the first redelivery). */
   next(event: EventSummary, visible: Promise<boolean>): Promise<number> {
     const previous = this.numbering.get(event.id) ?? Promise.resolve(0);
     const numbered = previous.then(async () => {
-      let count = this.counts.get(event.id);
+      let count = this.counts.get(event.id) ?? this.older.get(event.id);
       if (count === undefined) {
         await visible;
         count = Math.max(1, await this.store.attemptCount(event.id));
@@ -63,9 +73,11 @@ export class AttemptRecorder {
   }
 
   private remember(eventId: number, count: number): void {
-    this.counts.delete(eventId);
+    if (this.counts.size >= KEPT && !this.counts.has(eventId)) {
+      this.older = this.counts;
+      this.counts = new Map();
+    }
     this.counts.set(eventId, count);
-    if (this.counts.size > KEPT) this.counts.delete(this.counts.keys().next().value!);
   }
 
   private flushSoon(): Promise<void> {

@@ -179,6 +179,7 @@ async function answerAttempt(
   normal: Answer,
 ): Promise<Answer> {
   const rules = provider.config.answer;
+  if (!stored.duplicate) deps.attempts?.first(stored.event.id);
   if (!deps.attempts || (!stored.duplicate && !rules?.length)) return normal;
   let number = 1;
   if (stored.duplicate) {
