@@ -1,5 +1,5 @@
 import { styleText } from 'node:util';
-import type { EventBus } from '../core/bus.js';
+import type { AnsweredAttempt, EventBus } from '../core/bus.js';
 import type { ReplayRecord } from '../core/store/types.js';
 import type { Services } from '../core/services.js';
 import type { EventSummary, Rejection } from '../shared/events.js';
@@ -34,7 +34,8 @@ type Entry =
   | { type: 'event'; record: EventSummary }
   | { type: 'duplicate'; record: EventSummary }
   | { type: 'rejection'; record: Rejection }
-  | { type: 'replay'; record: ReplayRecord };
+  | { type: 'replay'; record: ReplayRecord }
+  | { type: 'answered'; record: AnsweredAttempt };
 
 export interface StreamOptions {
   format: LogFormat;
@@ -83,7 +84,9 @@ export function startTerminalStream(bus: EventBus, options: StreamOptions): Term
   const onDuplicate = (record: EventSummary) => push({ type: 'duplicate', record });
   const onRejection = (record: Rejection) => push({ type: 'rejection', record });
   const onReplay = (record: ReplayRecord) => push({ type: 'replay', record });
+  const onAnswered = (record: AnsweredAttempt) => push({ type: 'answered', record });
   bus.on('event', onEvent);
+  bus.on('answered', onAnswered);
   bus.on('duplicate', onDuplicate);
   bus.on('rejection', onRejection);
   bus.on('replay', onReplay);
@@ -95,6 +98,7 @@ export function startTerminalStream(bus: EventBus, options: StreamOptions): Term
       bus.off('duplicate', onDuplicate);
       bus.off('rejection', onRejection);
       bus.off('replay', onReplay);
+      bus.off('answered', onAnswered);
       clearTimeout(timer);
       timer = undefined;
     },
@@ -149,6 +153,21 @@ function jsonLine(entry: Entry): string {
         ms: replay.response_ms,
         resigned: replay.resigned,
         error: replay.error,
+        chaos: replay.chaos ?? null,
+      });
+    }
+    case 'answered': {
+      const answered = entry.record;
+      return JSON.stringify({
+        type: 'answered',
+        time: answered.at,
+        id: answered.event.id,
+        provider: answered.event.provider,
+        event_type: answered.event.event_type,
+        status: answered.status,
+        rule: answered.rule,
+        attempt: answered.attempt,
+        delay_ms: answered.delay_ms,
       });
     }
   }
@@ -200,7 +219,15 @@ function textLine(color: boolean): (entry: Entry) => string {
           ? `${paint(replay.response_status !== null && replay.response_status < 400 ? 'green' : 'red', String(replay.response_status))}  ${replay.response_ms ?? '?'} ms`
           : paint('red', `failed: ${safe(replay.error ?? 'not delivered')}`);
         const who = replay.requested_by === 'forward' ? '' : `, replay by ${replay.requested_by}`;
-        return `${paint('dim', clockTime(replay.created_at))}  → ${safe(replay.target_url)}  ${outcome}  ${paint('dim', `#${replay.event_id}${who}`)}`;
+        const chaos = replay.chaos ? `, ${replay.chaos}` : '';
+        return `${paint('dim', clockTime(replay.created_at))}  → ${safe(replay.target_url)}  ${outcome}  ${paint('dim', `#${replay.event_id}${who}${chaos}`)}`;
+      }
+      case 'answered': {
+        // `answered 503 by rule 1, attempt 2` (DESIGN §15): what the provider was told, and why.
+        const { event, status, rule, attempt, delay_ms } = entry.record;
+        const head = `${paint('dim', clockTime(entry.record.at))}  ${safe(event.provider).padEnd(PROVIDER_WIDTH)}  ${safe(event.event_type ?? '-').padEnd(TYPE_WIDTH)}  #${event.id}`;
+        const delay = delay_ms > 0 ? ` after ${delay_ms} ms` : '';
+        return `${head}  ${paint(status < 300 ? 'green' : 'yellow', `answered ${status} by rule ${rule ?? '-'}, attempt ${attempt}${delay}`)}`;
       }
     }
   };

@@ -1,6 +1,7 @@
 import { readFile, rename, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { AnswerRuleSchema, ChaosProfileSchema } from '../shared/delivery-lab.js';
 import { QUEUE_KINDS, WEBHOOK_KINDS } from '../shared/providers.js';
 import { SwitchboardError } from './errors.js';
 import { writePrivateFile } from './private-files.js';
@@ -29,6 +30,8 @@ const providerBase = {
   name: z.string().regex(PROVIDER_NAME_PATTERN, 'a lowercase name of letters, digits, "-" or "_" (it becomes /webhooks/<name>)'),
   enabled: z.boolean().default(true),
   forward_to: z.array(z.url({ protocol: /^https?$/ })).default([]),
+  /** Forward rules with a chaos profile (DESIGN §15), beside the plain `forward_to` URLs. */
+  forward: z.array(z.strictObject({ to: z.url({ protocol: /^https?$/ }), chaos: ChaosProfileSchema.optional() })).optional(),
 };
 
 export const WebhookProviderConfigSchema = z.strictObject({
@@ -39,6 +42,8 @@ export const WebhookProviderConfigSchema = z.strictObject({
   tolerance_s: z.number().int().positive().max(86_400).optional(),
   /** Discord signs with Ed25519: it publishes a public key instead of sharing a secret. */
   public_key: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters').optional(),
+  /** What the provider gets back (DESIGN §15): the first rule that matches a stored delivery decides. */
+  answer: z.array(AnswerRuleSchema).max(100).optional(),
 });
 
 export const RedisPubSubConfigSchema = z.strictObject({

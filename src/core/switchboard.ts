@@ -20,6 +20,8 @@ import { describePermissionFix, fixDataDirPermissions, refuseUnsafeDir, usePriva
 import { ProviderSet } from './provider-set.js';
 import type { StartupPhase } from './startup-phase.js';
 import type { Receiver } from './receiver/receiver.js';
+import { AnswerRules } from './receiver/answer-rules.js';
+import { AttemptRecorder } from './receiver/attempt-recorder.js';
 import type { ReplayEngine } from './replay/replay.js';
 import type { Forwarder } from './replay/forward.js';
 import type { SuiteService } from './suites/suite-service.js';
@@ -255,7 +257,10 @@ export class Switchboard implements Services {
       this.onStop('forward rules', () => forwarder.close());
 
       const testMarks = new TestMarks();
-      const deps = { store: this.eventStore, bus: this.bus, providers: this.providers, logger: this.logger, testMarks };
+      // Attempts are written after the answers: the recorder closes after the receiver, before the database.
+      const attempts = new AttemptRecorder(this.eventStore, this.logger);
+      this.onStop('attempts', () => attempts.close());
+      const deps = { store: this.eventStore, bus: this.bus, providers: this.providers, logger: this.logger, testMarks, answers: new AnswerRules(), attempts };
       this.testEventSender = new TestEventSender({
         providers: this.providers,
         config: () => this.currentConfig,

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { EventDetail, Replay } from '../shared/events.js';
+import type { Attempt, EventDetail, Replay } from '../shared/events.js';
 import type { EventRecord, ReplayRecord } from './store/types.js';
 
 /** Stored rows → the wire shapes of src/shared (bytes become text or base64). */
@@ -53,10 +53,10 @@ function withoutIncompleteTail(buffer: Buffer): number {
   return buffer.length;
 }
 
-export function toEventDetail(record: EventRecord): EventDetail {
+export function toEventDetail(record: EventRecord, attemptLog: Attempt[] = []): EventDetail {
   const { payload, ...rest } = record;
   const body = encodeBytes(payload);
-  return { ...rest, payload: body.text, payload_encoding: body.encoding };
+  return { ...rest, payload: body.text, payload_encoding: body.encoding, attempt_log: attemptLog };
 }
 
 export function toWireReplay(record: ReplayRecord): Replay {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ApiMethod } from './api-methods.js';
+import { AnswerRuleSchema, ChaosProfileSchema, IDEMPOTENCY_VERDICTS } from './delivery-lab.js';
 import {
   EventDetailSchema,
   EventSummarySchema,
@@ -106,8 +107,12 @@ export const ReplayEventInputSchema = z.strictObject({
     .optional()
     .describe('dot path → JSON value set in the JSON body (form fields by name), e.g. {"data.object.amount_total": 999}; applied to payload when given'),
   requested_by: z.enum(API_CALLERS).optional().describe('who is asking, recorded on the replay row (default api; the web UI sends ui)'),
+  chaos: ChaosProfileSchema.optional(),
 });
-export const ReplayEventOutputSchema = ReplaySchema;
+export const ReplayEventOutputSchema = ReplaySchema.extend({
+  copies: z.array(ReplaySchema).optional().describe('the duplicates a chaos profile sent after this one'),
+  idempotency: z.enum(IDEMPOTENCY_VERDICTS).nullable().optional(),
+});
 
 /**
  * A replay built but not sent ("Copy as cURL (re-signed)"): the body and headers the replay
@@ -214,6 +219,7 @@ export const ProviderInputSchema = z.strictObject({
   secrets: z.array(SecretInputSchema).optional().describe('omitted on update: keep the current secrets'),
   tolerance_s: z.number().int().positive().optional(),
   public_key: inputText(MAX_NAME_CHARS, 0).optional(),
+  answer: z.array(AnswerRuleSchema).max(100).optional().describe('answer rules (DESIGN §15); omitted on update: keep the current ones'),
   // queue kinds
   url: SecretInputSchema.optional().describe('Redis URL (may hold a password, so it is write-only too)'),
   channels: z.array(inputText()).max(100).optional(),
@@ -233,6 +239,7 @@ export const ProviderConfigViewSchema = z.object({
   secrets: z.array(SecretSourceViewSchema),
   tolerance_s: z.number().optional(),
   public_key: z.string().optional(),
+  answer: z.array(AnswerRuleSchema).optional(),
   url: SecretSourceViewSchema.optional(),
   channels: z.array(z.string()).optional(),
   patterns: z.array(z.string()).optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHAOS_MARKS } from './delivery-lab.js';
 
 /**
  * Wire shapes of the event log, shared by MCP, the control API and the renderer. snake_case
@@ -28,10 +29,23 @@ export const EventSummarySchema = z.object({
   verified: z.boolean().describe('true only when a provider signature over the raw body was checked'),
   payload_size: z.number().int().nonnegative().describe('payload size in bytes'),
   received_at: z.string().describe('ISO-8601 UTC time, microsecond precision'),
+  // Deliveries of this (provider, external_id): 1 + redeliveries (DESIGN §15). Plain numbers, no describe: MCP's tools/list budget.
+  attempts: z.number(),
 });
 export type EventSummary = z.infer<typeof EventSummarySchema>;
 
 export const PAYLOAD_ENCODINGS = ['utf8', 'base64'] as const;
+
+/** One delivery of an event by its provider (DESIGN §15): when, what it was answered, and why. */
+export const AttemptSchema = z.object({
+  attempt: z.number(),
+  at: z.string(),
+  status: z.number(),
+  // The answer rule's number (1 = first); null: the normal answer.
+  rule: z.number().nullable(),
+  delay_ms: z.number(),
+});
+export type Attempt = z.infer<typeof AttemptSchema>;
 
 export const EventDetailSchema = EventSummarySchema.extend({
   verify_detail: z.string().nullable(),
@@ -40,6 +54,8 @@ export const EventDetailSchema = EventSummarySchema.extend({
   headers: z.record(z.string(), z.string()).describe('request headers; secret-bearing values are «redacted»'),
   payload: z.string().describe('the raw body: text when it is valid UTF-8, else base64'),
   payload_encoding: z.enum(PAYLOAD_ENCODINGS),
+  // The newest 50 attempts, oldest first.
+  attempt_log: z.array(AttemptSchema),
 });
 export type EventDetail = z.infer<typeof EventDetailSchema>;
 
@@ -77,6 +93,7 @@ export const ReplaySchema = z.object({
   headers_overridden: z.array(z.string()).describe('names of headers the caller set or overrode'),
   request_headers: z.record(z.string(), z.string()).nullable().describe('headers sent (secret-bearing values «redacted»)'),
   warning: z.string().nullable().describe('e.g. re-signing was asked for but was impossible'),
+  chaos: z.enum(CHAOS_MARKS).nullable().describe('a copy sent by a chaos profile: duplicate, delayed or reordered (DESIGN §15)'),
   created_at: z.string(),
 });
 export type Replay = z.infer<typeof ReplaySchema>;

@@ -332,6 +332,24 @@ describe('replay: where it goes, edits, and scripts', () => {
     expect((await cli('replay', String(ids.ping), '--to', consumer.url('/fine'), '--fail-on-non-2xx')).code).toBe(0);
   });
 
+  it('--chaos sends re-signed duplicates and prints each copy and the idempotency verdict; a copy that fails is exit 1 with --fail-on-non-2xx', async () => {
+    let calls = 0;
+    consumer.respond = (_request, res) => {
+      res.writeHead(calls++ === 0 ? 200 : 409).end();
+    };
+    try {
+      const run = await cli('replay', String(ids.push), '--to', consumer.url('/chaos'), '--chaos', 'duplicate=1,copies=1,after=0,seed=4', '--fail-on-non-2xx');
+      expect(run.stdout).toMatch(/  200  .*\n.*  409  .*\(duplicate\)\nnot idempotent/);
+      expect(run.code).toBe(1);
+      for (const sent of consumer.requests) expect(await verify(SECRET, sent.body.toString(), sent.headers['x-hub-signature-256'] as string)).toBe(true);
+      const bad = await cli('replay', String(ids.push), '--chaos', 'duplicate=2');
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--chaos: duplicate.probability/);
+    } finally {
+      consumer.reset();
+    }
+  });
+
   it('refuses a malformed --header or --set, an unreadable --payload, and --set on a body that is not JSON, in one line each', async () => {
     const header = await cli('replay', String(ids.ping), '--header', 'no colon here');
     expect(header.code).toBe(2);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProviderView } from '../../src/shared/api';
-import { emptyForm, formFromView, formToInput } from '../../src/renderer/src/lib/provider-form';
+import { emptyForm, formFromView, formToInput, parseAnswerRules, withQuickFailure } from '../../src/renderer/src/lib/provider-form';
 
 const view: ProviderView = {
   status: { name: 'stripe', kind: 'stripe', family: 'webhook', trust_mode: 'signed', enabled: true, secret_status: 'configured', path: '/webhooks/stripe', status: 'listening' },
@@ -20,13 +20,13 @@ describe('provider form', () => {
     ]);
     const result = formToInput({ ...form, secrets: [...form.secrets.slice(1), { source: 'value', value: 'whsec_new' }] });
     expect(result).toEqual({
-      input: { name: 'stripe', kind: 'stripe', enabled: true, forward_to: ['http://localhost:3000/stripe'], secrets: [{ keep: 1 }, { value: 'whsec_new' }], tolerance_s: 120 },
+      input: { name: 'stripe', kind: 'stripe', enabled: true, forward_to: ['http://localhost:3000/stripe'], secrets: [{ keep: 1 }, { value: 'whsec_new' }], answer: [], tolerance_s: 120 },
     });
   });
 
   it('drops blank secret rows and reports what is missing in words', () => {
     expect(formToInput({ ...emptyForm(), name: 'github', secrets: [{ source: 'env', env: ' ' }] })).toEqual({
-      input: { name: 'github', kind: 'github', enabled: true, forward_to: [], secrets: [] },
+      input: { name: 'github', kind: 'github', enabled: true, forward_to: [], secrets: [], answer: [] },
     });
     const bad = formToInput({ ...emptyForm(), name: 'Git Hub', kind: 'discord', public_key: 'nope', tolerance_s: '-3' });
     expect('errors' in bad && bad.errors).toEqual([expect.stringMatching(/^Name/), expect.stringMatching(/^Public key/), expect.stringMatching(/^Tolerance/)]);
@@ -38,5 +38,19 @@ describe('provider form', () => {
     });
     const noChannels = formToInput({ ...emptyForm(), name: 'deploys', kind: 'redis-pubsub' });
     expect('errors' in noChannels && noChannels.errors[0]).toMatch(/Channels/);
+  });
+
+  it('edits answer rules as JSON, names a bad rule by its path, and the quick failure goes first', () => {
+    const rules = withQuickFailure('[{"when":{"event_type":"invoice.*"},"status":503}]', 3, 500);
+    expect(JSON.parse(rules)).toEqual([{ status: 500, first_attempts: 3 }, { when: { event_type: 'invoice.*' }, status: 503, delay_ms: 0 }]);
+    const result = formToInput({ ...emptyForm(), name: 'stripe', kind: 'stripe', secrets: [], answer: rules });
+    expect('input' in result && result.input.answer).toEqual([
+      { status: 500, first_attempts: 3, delay_ms: 0 },
+      { when: { event_type: 'invoice.*' }, status: 503, delay_ms: 0 },
+    ]);
+    expect(parseAnswerRules('[{"status":600}]')).toEqual({ error: expect.stringMatching(/^Answer rules: answer\[0\]\.status: an HTTP status from 200 to 599/) });
+    expect(parseAnswerRules('[{"status": 503,}]')).toEqual({ error: expect.stringMatching(/not valid JSON/) });
+    const bad = formToInput({ ...emptyForm(), name: 'stripe', kind: 'stripe', secrets: [], answer: '[{"status":503,"delay_ms":40000}]' });
+    expect('errors' in bad && bad.errors).toEqual([expect.stringMatching(/answer\[0\]\.delay_ms/)]);
   });
 });

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import type { ApiInput } from '../../shared/api.js';
+import { ChaosProfileSchema, parseChaosSpec, type ChaosProfileInput } from '../../shared/delivery-lab.js';
 import { collectSet, eventId } from '../args.js';
 import { connect, withClientOptions, type ClientFlags } from '../client.js';
 import { CliError, EXIT_FAILED, usageError } from '../exit.js';
@@ -22,7 +23,20 @@ interface ReplayFlags extends ClientFlags {
   payload?: string;
   header: Record<string, string>;
   failOnNon2xx?: boolean;
+  chaos?: ChaosProfileInput;
   json?: boolean;
+}
+
+/** `--chaos duplicate=0.2,copies=1,after=100,delay=0-500,seed=42` (DESIGN §15). */
+function chaosOption(value: string): ChaosProfileInput {
+  try {
+    const profile = parseChaosSpec(value);
+    const checked = ChaosProfileSchema.safeParse(profile);
+    if (!checked.success) throw new Error(`--chaos: ${checked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+    return profile;
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 /** `--header 'name: value'` (repeatable); `'name:'` with nothing after it removes the header. */
@@ -43,7 +57,8 @@ export function replayCommand(): Command {
       .option('--set <path=value>', 'set a field of the JSON payload by dot path (a form field by name); repeat for more', collectSet, {})
       .option('--payload <file>', 'send this file as the payload instead of the stored one ("-" for stdin)')
       .option('--header <name: value>', "add or override a header ('name:' removes one); repeat for more", collectHeader, {})
-      .option('--fail-on-non-2xx', 'exit 1 when the consumer answers other than 2xx (for scripts)')
+      .option('--chaos <spec>', 'duplicates and delay, e.g. duplicate=1,copies=2,after=100,delay=0-500,seed=42', chaosOption)
+      .option('--fail-on-non-2xx', 'exit 1 when the consumer answers other than 2xx (for scripts); with --chaos, any copy')
       .option('--json', 'print the replay result as JSON'),
   ).action(async (id: number, flags: ReplayFlags, command: Command) => {
     const payload = flags.payload === undefined ? undefined : await readPayload(flags.payload);
@@ -56,6 +71,7 @@ export function replayCommand(): Command {
       ...(payload !== undefined ? { payload: payload.toString('base64'), payload_encoding: 'base64' as const } : {}),
       ...(Object.keys(flags.header).length > 0 ? { headers: flags.header } : {}),
       ...(Object.keys(flags.set).length > 0 ? { overrides: flags.set } : {}),
+      ...(flags.chaos !== undefined ? { chaos: flags.chaos } : {}),
       requested_by: 'cli',
     };
     const replay = await client.call('replayEvent', input);
@@ -65,10 +81,17 @@ export function replayCommand(): Command {
       process.stdout.write(`→ ${safe(replay.target_url)}  ${replay.response_status}  ${replay.response_ms} ms  (${replay.resigned ? 're-signed' : 'not re-signed'})\n`);
       if (replay.response_body) process.stdout.write(`${replay.response_body_encoding === 'base64' ? '(binary body, base64) ' : ''}${terminalSafeBlock(replay.response_body.slice(0, 2000))}\n`);
     }
+    if (!flags.json) {
+      for (const copy of replay.copies ?? []) {
+        process.stdout.write(`→ ${safe(copy.target_url)}  ${copy.delivered ? copy.response_status : `failed: ${safe(copy.error ?? 'not delivered')}`}  ${copy.response_ms ?? '?'} ms  (${copy.chaos ?? 'copy'})\n`);
+      }
+      if (replay.idempotency) process.stdout.write(`${replay.idempotency === 'idempotent' ? 'idempotent: every copy got a 2xx' : 'not idempotent: a duplicate got a non-2xx after the first got a 2xx'}\n`);
+    }
     if (replay.warning && !flags.json) process.stderr.write(`warning: ${safe(replay.warning)}\n`);
     if (!replay.delivered) throw new CliError(`replay of #${id} to ${replay.target_url} failed: ${replay.error ?? 'not delivered'}`, EXIT_FAILED);
 
-    const status = replay.response_status ?? 0;
+    const statuses = [replay, ...(replay.copies ?? [])].map((sent) => sent.response_status ?? 0);
+    const status = statuses.find((answered) => answered < 200 || answered > 299) ?? statuses[0]!;
     if (flags.failOnNon2xx && (status < 200 || status > 299)) {
       throw new CliError(`replay of #${id} to ${replay.target_url} was answered ${status} (--fail-on-non-2xx)`, EXIT_FAILED);
     }

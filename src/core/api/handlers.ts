@@ -81,13 +81,14 @@ function implement(sb: Services): Implementation {
     async getEvent({ id }) {
       const [record, replays] = await Promise.all([sb.store.getEvent(id), sb.store.listReplays(id)]);
       if (!record) throw eventNotFound(id);
-      return { event: toEventDetail(record), replays: replays.map(toWireReplay) };
+      return { event: toEventDetail(record, await sb.store.attemptLog(record)), replays: replays.map(toWireReplay) };
     },
 
     async replayEvent(input) {
       // The web UI says `ui`; a call that does not say who it is came from a script (docs/ui.md).
       const record = await sb.replays.replay(toReplayRequest(input, input.requested_by ?? 'api'));
-      return toWireReplay(record);
+      const { copies, idempotency, ...first } = record;
+      return { ...toWireReplay(first), ...(copies ? { copies: copies.map(toWireReplay), idempotency: idempotency ?? null } : {}) };
     },
 
     async prepareReplay(input) {
@@ -343,6 +344,8 @@ function toConfigEntry(sb: Services, input: ProviderInput, existing: RawProvider
   const enabled = input.enabled ?? (existing?.enabled as boolean | undefined) ?? true;
   if (!enabled) entry.enabled = false;
   if (input.forward_to?.length) entry.forward_to = input.forward_to;
+  // Forward rules with chaos are written in the file; the form does not show them, an edit keeps them.
+  if (Array.isArray(existing?.forward) && existing.forward.length > 0) entry.forward = existing.forward;
 
   if (isQueueKind(input.kind)) {
     const url =
@@ -372,6 +375,8 @@ function toConfigEntry(sb: Services, input: ProviderInput, existing: RawProvider
   if (secrets.length > 0) entry.secrets = secrets;
   if (input.tolerance_s !== undefined) entry.tolerance_s = input.tolerance_s;
   if (input.public_key) entry.public_key = input.public_key;
+  const answer = input.answer ?? (Array.isArray(existing?.answer) ? existing.answer : []);
+  if (answer.length > 0) entry.answer = answer;
   return entry;
 }
 
@@ -397,6 +402,7 @@ function providerView(sb: Services, name: string): ProviderView {
             secrets: config.secrets.map((source) => viewSource(sb, source)),
             ...(config.tolerance_s !== undefined ? { tolerance_s: config.tolerance_s } : {}),
             ...(config.public_key !== undefined ? { public_key: config.public_key } : {}),
+            answer: config.answer ?? [],
           };
   return {
     status,

@@ -53,6 +53,7 @@ export function entryFor(event: JournalEvent): Entry {
     verified: event.verified,
     payload_size: event.payload.byteLength,
     received_at: event.received_at,
+    attempts: 1,
   };
   const entry: Entry = {
     event,

@@ -54,7 +54,7 @@ export function registerEventResources(mcp: McpServer, deps: McpDeps): EventReso
       if (id === null) throw new McpError(RESOURCE_NOT_FOUND, `${uri.href} names no event: an event id is a positive whole number`);
       const record = await deps.store.getEvent(id);
       if (!record) throw new McpError(RESOURCE_NOT_FOUND, eventNotFound(id).message);
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(boundedEventDetail(record)) }] };
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(boundedEventDetail(record, DEFAULT_MAX_PAYLOAD_BYTES, await deps.store.attemptLog(record))) }] };
     },
   );
 

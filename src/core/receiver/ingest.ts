@@ -7,7 +7,11 @@ import type { ProviderSet, WebhookProvider } from '../provider-set.js';
 import type { Delivery, RejectionReason, Verification } from '../providers/verifier.js';
 import { sanitizeHeaders } from '../redact.js';
 import type { EventStore } from '../store/event-store.js';
+import type { InsertResult } from '../store/types.js';
 import type { TestClaim, TestMarks } from '../test-marks.js';
+import { ANSWER_RULE_HEADER } from '../../shared/delivery-lab.js';
+import type { AnswerDecision, AnswerRules } from './answer-rules.js';
+import type { AttemptRecorder } from './attempt-recorder.js';
 
 /**
  * The webhook pipeline (DESIGN §4): verify the raw bytes → normalize → store → answer →
@@ -21,6 +25,8 @@ export interface Answer {
   contentType: string;
   /** Extra response headers (Retry-After). */
   headers?: Record<string, string>;
+  /** An answer rule's delay (DESIGN §15): the receiver waits this long before sending it. */
+  delayMs?: number;
 }
 
 export interface IngestDeps {
@@ -30,6 +36,9 @@ export interface IngestDeps {
   logger: Logger;
   /** Recognises switchboard's own test events (absent: none are). */
   testMarks?: TestMarks;
+  /** Answer rules and attempts (DESIGN §15; absent: every delivery gets the normal answer, attempts are not counted). */
+  answers?: AnswerRules;
+  attempts?: AttemptRecorder;
 }
 
 export interface IncomingDelivery extends Delivery {
@@ -151,8 +160,71 @@ export async function ingest(deps: IngestDeps, provider: WebhookProvider, delive
   delivery.test?.stored(stored.event);
 
   const handshake = attempt(deps, provider, 'answering the handshake of', () => verifier.handshake?.(delivery) ?? null);
+  // Handshakes are answered as the scheme requires, whatever the rules (DESIGN §15).
   if (handshake) return { status: handshake.status ?? 200, body: handshake.body, contentType: handshake.contentType };
-  return json(200, { id: stored.event.id, duplicate: stored.duplicate });
+  const normal = json(200, { id: stored.event.id, duplicate: stored.duplicate });
+  return answerAttempt(deps, provider, stored, eventType, delivery.rawBody, normal);
+}
+
+/**
+ * The answer rules' turn (DESIGN §15), once the delivery is stored: which attempt of its identity
+ * this is, whether a rule decides its answer, and the attempt's row (written after the answer).
+ */
+async function answerAttempt(
+  deps: IngestDeps,
+  provider: WebhookProvider,
+  stored: InsertResult,
+  eventType: string | null,
+  payload: Uint8Array,
+  normal: Answer,
+): Promise<Answer> {
+  const rules = provider.config.answer;
+  if (!stored.duplicate) deps.attempts?.first(stored.event.id);
+  if (!deps.attempts || (!stored.duplicate && !rules?.length)) return normal;
+  let number = 1;
+  if (stored.duplicate) {
+    try {
+      number = await deps.attempts.next(stored.event, stored.visible);
+    } catch (error) {
+      deps.logger.error(`counting the attempts of event ${stored.event.id}: ${(error as Error).message}`);
+      return normal;
+    }
+  }
+  const decision = deps.answers?.decide(provider.name, rules, { eventType, payload, attempt: number }) ?? null;
+  const answer = decision ? ruleAnswer(provider, decision, stored.event.id) : normal;
+  const row = { event_id: stored.event.id, attempt: number, at: new Date().toISOString(), status: answer.status, rule: decision?.number ?? null, delay_ms: answer.delayMs ?? 0 };
+  if (stored.duplicate || decision) deps.attempts.record(row, stored.visible);
+  if (decision) {
+    const event = { ...stored.event, attempts: number };
+    void stored.visible.then((visible) => visible && deps.bus.emit('answered', { event, ...row }));
+  }
+  return answer;
+}
+
+/** What a rule answers: its status, headers and body; without a body, the normal JSON (2xx) or an error naming the rule. */
+function ruleAnswer(provider: WebhookProvider, decision: AnswerDecision, eventId: number): Answer {
+  const { rule, number } = decision;
+  const ok = rule.status < 300;
+  const body =
+    rule.body ??
+    JSON.stringify(
+      ok ? { id: eventId, duplicate: false } : { error: 'answer_rule', hint: `answered ${rule.status} by answer rule ${number} of provider "${provider.name}" (config.json)` },
+    );
+  const headers = Object.fromEntries(Object.entries(rule.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  const contentType = headers['content-type'] ?? (rule.body === undefined || looksLikeJson(rule.body) ? 'application/json' : 'text/plain; charset=utf-8');
+  delete headers['content-type'];
+  // The sender of a test event learns the answer was a rule's, not a failure (test-events/send.ts).
+  headers[ANSWER_RULE_HEADER] = String(number);
+  return { status: rule.status, body, contentType, headers, ...(rule.delay_ms > 0 ? { delayMs: rule.delay_ms } : {}) };
+}
+
+function looksLikeJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

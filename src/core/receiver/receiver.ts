@@ -27,6 +27,8 @@ const ROUTE = /^\/webhooks\/([^/?#]+)\/?$/;
 
 export class Receiver {
   private server: Server | undefined;
+  /** Answers an answer rule holds back (DESIGN §15): a timer each, never the event loop; stop() sends them at once. */
+  private readonly delayed = new Set<() => void>();
 
   constructor(
     private readonly deps: IngestDeps,
@@ -49,6 +51,7 @@ export class Receiver {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
+    for (const release of [...this.delayed]) release();
     // Stop accepting; requests in flight finish (their rows are committed before they answer).
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
@@ -119,7 +122,22 @@ export class Receiver {
       sourceIp,
       test,
     });
-    send(res, answer);
+    if (answer.delayMs) await this.hold(answer.delayMs, res);
+    if (!res.destroyed) send(res, answer);
+  }
+
+  private hold(ms: number, res: ServerResponse): Promise<void> {
+    return new Promise((resolve) => {
+      const release = () => {
+        clearTimeout(timer);
+        this.delayed.delete(release);
+        resolve();
+      };
+      const timer = setTimeout(release, ms);
+      this.delayed.add(release);
+      // A sender that gives up waiting frees its slot at once.
+      res.once('close', release);
+    });
   }
 }
 

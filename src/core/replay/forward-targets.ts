@@ -1,5 +1,6 @@
 import type { ForwardProblem } from '../../shared/api.js';
 import type { ProviderConfig } from '../config.js';
+import type { ChaosProfile } from '../../shared/delivery-lab.js';
 import { checkTargetHost, TargetRefusedError } from './target-guard.js';
 
 /**
@@ -8,7 +9,15 @@ import { checkTargetHost, TargetRefusedError } from './target-guard.js';
  * writing a rule in config.json (`forward: [{to, chaos}]` beside `forward_to`) is added once.
  */
 export function forwardTargets(provider: ProviderConfig | undefined): string[] {
-  return provider ? [...provider.forward_to] : [];
+  return forwardRules(provider).map((rule) => rule.to);
+}
+
+/** Every forward rule of a provider: `forward_to` URLs (no chaos), then `forward[]`, without repeating a URL. */
+export function forwardRules(provider: ProviderConfig | undefined): { to: string; chaos?: ChaosProfile }[] {
+  if (!provider) return [];
+  const rules: { to: string; chaos?: ChaosProfile }[] = provider.forward_to.map((to) => ({ to }));
+  for (const rule of provider.forward ?? []) if (!rules.some((known) => known.to === rule.to)) rules.push(rule.chaos ? { to: rule.to, chaos: rule.chaos } : { to: rule.to });
+  return rules;
 }
 
 /**

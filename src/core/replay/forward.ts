@@ -3,7 +3,8 @@ import type { Config } from '../config.js';
 import { isSwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { EventSummary } from '../../shared/events.js';
-import { forwardTargets } from './forward-targets.js';
+import { seededRandom, type ChaosProfile } from '../../shared/delivery-lab.js';
+import { forwardRules, forwardTargets } from './forward-targets.js';
 import { REPLAY_MARKER_HEADER, type ReplayEngine } from './replay.js';
 import { checkTargetHost, TargetRefusedError } from './target-guard.js';
 
@@ -22,10 +23,20 @@ import { checkTargetHost, TargetRefusedError } from './target-guard.js';
 
 export const FORWARD_QUEUE_LIMIT = 100;
 
+/** How long a reordering rule waits for its window to fill before shuffling what it has. */
+export const REORDER_GATHER_MS = 250;
+
+interface Queued {
+  eventId: number;
+  chaos?: ChaosProfile;
+}
+
 interface TargetQueue {
-  eventIds: number[];
+  eventIds: Queued[];
   running: boolean;
   failing: boolean;
+  /** The chaos profile's generator for this target (seeded once: the same seed, the same decisions). */
+  random?: () => number;
 }
 
 export interface ForwarderDeps {
@@ -72,10 +83,10 @@ export class Forwarder {
   private readonly onEvent = (event: EventSummary): void => {
     if (this.closed) return;
     const provider = this.deps.config().providers.find((candidate) => candidate.name === event.provider);
-    for (const target of forwardTargets(provider)) this.enqueue(target, event.id);
+    for (const rule of forwardRules(provider)) this.enqueue(rule.to, event.id, rule.chaos);
   };
 
-  private enqueue(target: string, eventId: number): void {
+  private enqueue(target: string, eventId: number, chaos?: ChaosProfile): void {
     let queue = this.queues.get(target);
     if (!queue) {
       queue = { eventIds: [], running: false, failing: false };
@@ -89,7 +100,7 @@ export class Forwarder {
       );
       return;
     }
-    queue.eventIds.push(eventId);
+    queue.eventIds.push(chaos ? { eventId, chaos } : { eventId });
     if (!queue.running) {
       queue.running = true;
       const started = queue;
@@ -100,19 +111,32 @@ export class Forwarder {
   private async drain(target: string, queue: TargetQueue): Promise<void> {
     try {
       while (!this.closed && queue.eventIds.length > 0) {
-        await this.forwardOne(target, queue, queue.eventIds.shift()!);
+        const chaos = queue.eventIds[0]!.chaos;
+        const window = chaos?.reorder_window;
+        if (!window) {
+          await this.forwardOne(target, queue, queue.eventIds.shift()!);
+          continue;
+        }
+        // Reordering (DESIGN §15): a window of events, shuffled; an event sent out of its place is marked `reordered`.
+        if (queue.eventIds.length < window) await new Promise((resolve) => setTimeout(resolve, REORDER_GATHER_MS));
+        queue.random ??= seededRandom(chaos.seed ?? Math.floor(Math.random() * 2 ** 32));
+        const batch = queue.eventIds.splice(0, window);
+        const order = shuffle(batch, queue.random);
+        for (const [index, item] of order.entries()) await this.forwardOne(target, queue, item, order[index] !== batch[index] ? 'reordered' : null);
       }
     } finally {
       queue.running = false;
     }
   }
 
-  private async forwardOne(target: string, queue: TargetQueue, eventId: number): Promise<void> {
+  private async forwardOne(target: string, queue: TargetQueue, item: Queued, mark: 'reordered' | null = null): Promise<void> {
     const { engine, logger } = this.deps;
+    const { eventId, chaos } = item;
     try {
-      const prepared = await engine.prepare({ eventId, targetUrl: target, requestedBy: 'forward' });
+      const request = { eventId, targetUrl: target, requestedBy: 'forward' as const };
+      const prepared = await engine.prepare(request);
       if (prepared.event.headers[REPLAY_MARKER_HEADER] !== undefined) return;
-      const result = await engine.deliver(prepared);
+      const result = chaos ? await this.withChaos(request, prepared, chaos, mark, queue) : await engine.deliver(prepared);
       const failure = result instanceof TargetRefusedError ? `refused: ${result.message}` : result.delivered ? null : result.error;
       if (result instanceof TargetRefusedError) await this.recordFailure(eventId, target, failure!);
       if (failure !== null && !queue.failing) logger.warn(`forwarding to ${target} failed: ${failure}`);
@@ -128,6 +152,23 @@ export class Forwarder {
         return;
       }
       logger.error(`forwarding event ${eventId} to ${target}: ${(error as Error).message}`);
+    }
+  }
+
+  /** A chaos rule's send: a refusal is the result, like a plain forward's. */
+  private async withChaos(
+    request: Parameters<ReplayEngine['prepare']>[0],
+    prepared: Awaited<ReturnType<ReplayEngine['prepare']>>,
+    chaos: ChaosProfile,
+    mark: 'reordered' | null,
+    queue: TargetQueue,
+  ): Promise<Awaited<ReturnType<ReplayEngine['deliver']>>> {
+    queue.random ??= seededRandom(chaos.seed ?? Math.floor(Math.random() * 2 ** 32));
+    try {
+      return await this.deps.engine.replayWithChaos(request, prepared, chaos, mark, queue.random);
+    } catch (error) {
+      if (isSwitchboardError(error) && error.code === 'invalid_argument' && /refused/.test(error.message)) return new TargetRefusedError(error.message, error.hint ?? '');
+      throw error;
     }
   }
 
@@ -154,4 +195,14 @@ export class Forwarder {
       }
     }
   };
+}
+
+/** A seeded Fisher–Yates shuffle (a new array). */
+function shuffle<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let index = out.length - 1; index > 0; index--) {
+    const other = Math.floor(random() * (index + 1));
+    [out[index], out[other]] = [out[other]!, out[index]!];
+  }
+  return out;
 }

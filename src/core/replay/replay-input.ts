@@ -1,3 +1,4 @@
+import type { ChaosProfile } from '../../shared/delivery-lab.js';
 import type { Replay } from '../../shared/events.js';
 import type { ReplayRequest } from './replay.js';
 
@@ -17,6 +18,8 @@ export interface ReplayInput {
   headers?: Record<string, string> | undefined;
   /** Dot path → JSON value, set in the JSON body (form fields by name). */
   overrides?: Record<string, unknown> | undefined;
+  /** Duplicates and delay (DESIGN §15). */
+  chaos?: ChaosProfile | undefined;
 }
 
 export function toReplayRequest(
@@ -31,6 +34,7 @@ export function toReplayRequest(
     ...(input.payload !== undefined ? { payload: new Uint8Array(Buffer.from(input.payload, input.payload_encoding ?? 'utf8')) } : {}),
     ...(input.headers !== undefined ? { headers: input.headers } : {}),
     ...(input.overrides !== undefined ? { overrides: input.overrides } : {}),
+    ...(input.chaos !== undefined ? { chaos: input.chaos } : {}),
     requestedBy,
     ...(beforeSend ? { beforeSend } : {}),
   };

@@ -31,6 +31,7 @@ import type { EventRecord, ReplayRecord } from '../store/types.js';
 import type { EventStore } from '../store/event-store.js';
 import { MAX_RESPONSE_BODY_BYTES, REDACTED, type Replay } from '../../shared/events.js';
 import { chooseReplayTarget, type ReplayTargetSource } from '../../shared/replay-target.js';
+import { idempotencyVerdict, seededRandom, type ChaosProfile, type IdempotencyVerdict } from '../../shared/delivery-lab.js';
 import { forwardTargets } from './forward-targets.js';
 import { checkTargetHost, guardedConnector, TargetRefusedError, type GuardedConnectorOptions } from './target-guard.js';
 
@@ -47,6 +48,8 @@ export interface ReplayRequest {
   /** Applied on top of the replay headers; an empty value removes a header. */
   headers?: Record<string, string>;
   requestedBy: Replay['requested_by'];
+  /** Duplicates and delay (DESIGN §15): the copies are sent after the first, each re-signed afresh. */
+  chaos?: ChaosProfile;
   /**
    * Runs once the replay is known to be sendable, right before it is sent; throwing stops it.
    * Rate limits use it, so a call refused as not_found or invalid_argument costs nothing.
@@ -82,6 +85,23 @@ export interface PreparedReplay {
   headersOverridden: string[];
   /** Why re-signing, though asked for, did not happen. */
   warning: string | null;
+  /** What a chaos profile made this send (DESIGN §15). */
+  chaos?: ReplayRecord['chaos'];
+}
+
+/** A replay's row, with the copies a chaos profile sent after it and their verdict. */
+export type ChaosReplayRecord = ReplayRecord & { copies?: ReplayRecord[]; idempotency?: IdempotencyVerdict | null };
+
+/**
+ * What a chaos profile decides for one event: the delay before it, and how many duplicates follow.
+ * Draws in a fixed order (delay, then duplicate), so the same seed gives the same decisions.
+ */
+export function chaosPlan(chaos: ChaosProfile, random: () => number): { delayMs: number; copies: number; afterMs: number } {
+  const range = chaos.delay_ms;
+  const delayMs = range ? Math.round(range.min + random() * (range.max - range.min)) : 0;
+  const duplicate = chaos.duplicate;
+  const copies = duplicate && random() < duplicate.probability ? duplicate.copies : 0;
+  return { delayMs, copies, afterMs: duplicate?.after_ms ?? 0 };
 }
 
 export const REPLAY_MARKER_HEADER = 'x-switchboard-replay';
@@ -109,14 +129,45 @@ export class ReplayEngine {
    * Rejects with `not_found` or `invalid_argument` (no target, bad URL, refused by the guard)
    * before any request is made.
    */
-  async replay(request: ReplayRequest): Promise<ReplayRecord> {
+  async replay(request: ReplayRequest): Promise<ChaosReplayRecord> {
     const prepared = await this.prepare(request);
     request.beforeSend?.();
+    if (request.chaos) return this.replayWithChaos(request, prepared, request.chaos, null);
     const outcome = await this.deliver(prepared);
     if (outcome instanceof TargetRefusedError) {
       throw new SwitchboardError('invalid_argument', `replay target refused: ${outcome.message}`, { hint: outcome.hint });
     }
     return outcome;
+  }
+
+  /**
+   * A replay under a chaos profile: a delay drawn from its range before the first send, then
+   * its duplicates, `after_ms` apart — each prepared again, so each carries a fresh signature
+   * and timestamp and the same delivery id headers (what a provider's own redelivery looks
+   * like). The result is the first send's row with the copies and the idempotency verdict.
+   */
+  async replayWithChaos(request: ReplayRequest, first: PreparedReplay, chaos: ChaosProfile, mark: 'reordered' | null, random?: () => number): Promise<ChaosReplayRecord> {
+    const plan = chaosPlan(chaos, random ?? seededRandom(chaos.seed ?? Math.floor(Math.random() * 2 ** 32)));
+    if (plan.delayMs > 0) await this.pause(plan.delayMs);
+    const sent = await this.deliver({ ...(plan.delayMs > 0 ? await this.prepare(request) : first), chaos: plan.delayMs > 0 ? 'delayed' : mark });
+    if (sent instanceof TargetRefusedError) {
+      throw new SwitchboardError('invalid_argument', `replay target refused: ${sent.message}`, { hint: sent.hint });
+    }
+    const copies: ReplayRecord[] = [];
+    for (let copy = 0; copy < plan.copies; copy++) {
+      await this.pause(plan.afterMs);
+      const outcome = await this.deliver({ ...(await this.prepare(request)), chaos: 'duplicate' });
+      if (outcome instanceof TargetRefusedError) break;
+      copies.push(outcome);
+    }
+    if (plan.copies === 0) return sent;
+    return { ...sent, copies, idempotency: idempotencyVerdict([sent, ...copies].map((row) => (row.delivered ? row.response_status : null))) };
+  }
+
+  private pause(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    this.assertOpen();
+    return new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   /** Replay history of one event, newest first. */
@@ -233,6 +284,7 @@ export class ReplayEngine {
       // What went out, as the UI shows it: signatures and credentials «redacted».
       request_headers: sanitizeHeaders(prepared.headers, this.deps.providers.allSecrets()),
       warning: prepared.warning,
+      chaos: prepared.chaos ?? null,
     });
   }
 

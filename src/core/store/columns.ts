@@ -14,7 +14,7 @@ export const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'Y
 // The output column `received_at` is text: ORDER BY and WHERE must name events.received_at, or
 // ORDER BY sorts by the text alias (a Seq Scan and a sort of every row instead of the index).
 export const SUMMARY_COLUMNS = `events.id, events.provider, events.family, events.event_type, events.external_id, events.origin,
-  events.trust_mode, events.verified, events.payload_size, ${iso('events.received_at')} AS received_at`;
+  events.trust_mode, events.verified, events.payload_size, ${iso('events.received_at')} AS received_at, events.attempts`;
 export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, events.verify_detail, events.content_type, events.source_ip, events.headers, events.payload`;
 /**
  * An export's: payloads as base64 text — PGlite's JS parser of bytea results is ~0.5 ms per KB
@@ -80,7 +80,7 @@ export const JOURNAL_COPY_TYPES = JOURNAL_INSERT_COLUMNS.map((column) => JOURNAL
 export const journalCopyRow = (event: JournalEvent): unknown[] =>
   JOURNAL_INSERT_COLUMNS.map((column) => (column === 'payload_size' ? event.payload.byteLength : event[column]));
 
-export type SummaryRow = Omit<EventSummary, 'id'> & { id: number | string | bigint };
+export type SummaryRow = Omit<EventSummary, 'id' | 'attempts'> & { id: number | string | bigint; attempts?: number | string };
 
 /** An event's row without its payload, which comes in whichever form the statement chose. */
 export type DetailRow = SummaryRow & Omit<EventRecord, keyof EventSummary | 'payload'>;
@@ -98,6 +98,7 @@ export function toSummary(row: SummaryRow): EventSummary {
     verified: row.verified,
     payload_size: Number(row.payload_size),
     received_at: row.received_at,
+    attempts: Number(row.attempts ?? 1),
   };
 }
 
@@ -147,7 +148,7 @@ export function toRejection(row: RejectionRow): Rejection {
 
 export const REPLAY_COLUMNS = `replays.id, replays.event_id, replays.target_url, replays.resigned, replays.delivered, replays.response_status,
   replays.response_ms, replays.response_headers, replays.response_body, replays.error, replays.requested_by, replays.payload_edited,
-  replays.headers_overridden, replays.request_headers, replays.warning, ${iso('replays.created_at')} AS created_at`;
+  replays.headers_overridden, replays.request_headers, replays.warning, replays.chaos, ${iso('replays.created_at')} AS created_at`;
 
 export type ReplayRow = Omit<ReplayRecord, 'id' | 'event_id'> & { id: number | string; event_id: number | string };
 
@@ -160,6 +161,7 @@ export function toReplay(row: ReplayRow): ReplayRecord {
     headers_overridden: asList(row.headers_overridden),
     request_headers: row.request_headers === null || row.request_headers === undefined ? null : asHeaders(row.request_headers),
     warning: row.warning ?? null,
+    chaos: row.chaos ?? null,
     response_body: row.response_body === null ? null : toBytes(row.response_body),
   };
 }

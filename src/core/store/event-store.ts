@@ -1,8 +1,10 @@
-import type { EventSummary, Rejection } from '../../shared/events.js';
+import { ATTEMPT_LOG_KEPT } from '../../shared/delivery-lab.js';
+import type { Attempt, EventSummary, Rejection } from '../../shared/events.js';
 import type { NewEvent } from '../new-event.js';
 import { StoreContext } from './context.js';
 import type { Cursor } from './cursor.js';
 import type { DatabaseLanes } from './foreground.js';
+import { Attempts, type NewAttempt } from './attempts.js';
 import { Events } from './events.js';
 import { ExportImport } from './export-import.js';
 import { JournalSide } from './journal-side.js';
@@ -41,6 +43,7 @@ export class EventStore {
   private readonly events: Events;
   private readonly rejections: Rejections;
   private readonly replays: Replays;
+  private readonly attempts: Attempts;
   private readonly retention: Retention;
   private readonly exports: ExportImport;
   private readonly team: TeamNotify;
@@ -62,6 +65,7 @@ export class EventStore {
     this.events = new Events(this.ctx, this.team, options.search);
     this.rejections = new Rejections(this.ctx, () => options.maxRejections?.() ?? DEFAULT_MAX_REJECTIONS);
     this.replays = new Replays(this.ctx);
+    this.attempts = new Attempts(this.ctx);
     this.retention = new Retention(this.ctx, this.rejections);
     this.exports = new ExportImport(this.ctx);
     this.journalSide = new JournalSide(this.ctx.db);
@@ -151,6 +155,24 @@ export class EventStore {
 
   lastReplays(eventIds: readonly number[]): Promise<Map<number, LastReplayRecord>> {
     return this.replays.last(eventIds);
+  }
+
+  /** Attempts per delivery identity (DESIGN §15, attempts.ts). */
+  recordAttempts(attempts: readonly NewAttempt[]): Promise<void> {
+    return this.attempts.record(attempts);
+  }
+
+  attemptCount(eventId: number): Promise<number> {
+    return this.attempts.count(eventId);
+  }
+
+  /** An event's attempt log, oldest first; a first attempt no rule decided is the event itself (status 200). */
+  async attemptLog(event: Pick<EventSummary, 'id' | 'received_at' | 'attempts'>): Promise<Attempt[]> {
+    const logged = await this.attempts.log(event.id);
+    if (logged[0]?.attempt !== 1 && event.attempts <= ATTEMPT_LOG_KEPT) {
+      logged.unshift({ attempt: 1, at: event.received_at, status: 200, rule: null, delay_ms: 0 });
+    }
+    return logged;
   }
 
   applyRetention(policy: RetentionPolicy, batchRows?: number): Promise<RetentionResult> {

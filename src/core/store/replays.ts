@@ -15,8 +15,8 @@ export class Replays {
     const body = replay.response_body ? replay.response_body.subarray(0, MAX_RESPONSE_BODY_BYTES) : null;
     const rows = await this.ctx.db.query<ReplayRow>(
       `INSERT INTO replays (event_id, target_url, resigned, delivered, response_status, response_ms, response_headers,
-                            response_body, error, requested_by, payload_edited, headers_overridden, request_headers, warning)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::bytea, $9, $10, $11, $12::jsonb, $13::jsonb, $14)
+                            response_body, error, requested_by, payload_edited, headers_overridden, request_headers, warning, chaos)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::bytea, $9, $10, $11, $12::jsonb, $13::jsonb, $14, $15)
        RETURNING ${REPLAY_COLUMNS}`,
       [
         replay.event_id,
@@ -33,6 +33,7 @@ export class Replays {
         JSON.stringify(replay.headers_overridden ?? []),
         replay.request_headers ? JSON.stringify(storableHeaders(replay.request_headers).headers) : null,
         storableOrNull(replay.warning ?? null, MAX_DETAIL_CHARS),
+        replay.chaos ?? null,
       ],
     );
     return toReplay(rows[0]!);

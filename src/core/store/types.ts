@@ -52,6 +52,7 @@ export interface NewReplay {
   headers_overridden?: string[];
   request_headers?: Record<string, string> | null;
   warning?: string | null;
+  chaos?: Replay['chaos'];
 }
 
 export interface ReplayRecord extends Omit<Replay, 'response_body' | 'response_body_encoding'> {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { TestEventInfo } from '../../shared/api.js';
+import { ANSWER_RULE_HEADER } from '../../shared/delivery-lab.js';
 import type { EventSummary } from '../../shared/events.js';
 import { describeSecretSource, type Config, type ProviderConfig, type RedisPubSubConfig, type RedisStreamConfig } from '../config.js';
 import { SwitchboardError } from '../errors.js';
@@ -132,7 +133,8 @@ export class TestEventSender {
         throw new SwitchboardError('internal', `the test event could not reach the receiver: ${(error as Error).message}`);
       }
       const text = await response.text();
-      if (response.status >= 300) {
+      // A status an answer rule chose (DESIGN §15) is not a failure: the event was stored.
+      if (response.status >= 300 && !response.headers.has(ANSWER_RULE_HEADER)) {
         const answer = parseAnswer(text);
         const what = `the receiver answered ${response.status} ${answer.error ?? ''}`.trim();
         throw new SwitchboardError(response.status === 413 ? 'invalid_argument' : 'internal', `${what}${answer.hint ? `: ${answer.hint}` : ''}`);

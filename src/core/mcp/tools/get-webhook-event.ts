@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventDetailSchema, REQUESTED_BY } from '../../../shared/events.js';
+import { EventDetailSchema, REQUESTED_BY, type Attempt } from '../../../shared/events.js';
 import { cutBytes, toEventDetail } from '../../wire.js';
 import { eventNotFound } from '../../errors.js';
 import type { EventRecord } from '../../store/types.js';
@@ -36,6 +36,8 @@ export const ReplayAttemptSchema = z.strictObject({
 
 /** EventDetail with its payload cut to a bound: what get_webhook_event and the event resource answer. */
 export const BoundedEventDetailSchema = EventDetailSchema.extend({
+  // Declared loosely ({attempt, at, status, rule, delay_ms} each, DESIGN §15): tools/list is in every agent's context.
+  attempt_log: z.array(z.looseObject({})),
   payload: z.string().describe('the raw body, cut to max_payload_bytes: UTF-8 text cut on a character boundary, else base64 of the first bytes'),
   payload_truncated: z.boolean().describe('true when payload is shorter than payload_size bytes'),
 }).strict();
@@ -66,6 +68,7 @@ export const GET_WEBHOOK_EVENT_TOOL: ToolSpec<typeof GetWebhookEventInputSchema,
       verified: true,
       payload_size: 72,
       received_at: '2026-11-30T09:41:07.123456Z',
+      attempts: 2,
       verify_detail: 'stripe v1 signature matched secret #1, timestamp skew 1 s',
       content_type: 'application/json; charset=utf-8',
       source_ip: '203.0.113.7',
@@ -73,6 +76,10 @@ export const GET_WEBHOOK_EVENT_TOOL: ToolSpec<typeof GetWebhookEventInputSchema,
       payload: '{"id":"evt_1QxYz2AbCdEf","type":"checkout.session.completed","data":{}}',
       payload_encoding: 'utf8',
       payload_truncated: false,
+      attempt_log: [
+        { attempt: 1, at: '2026-11-30T09:41:07.123456Z', status: 503, rule: 1, delay_ms: 0 },
+        { attempt: 2, at: '2026-11-30T09:42:07.551200Z', status: 200, rule: null, delay_ms: 0 },
+      ],
       replays: [
         {
           id: 17,
@@ -90,10 +97,10 @@ export const GET_WEBHOOK_EVENT_TOOL: ToolSpec<typeof GetWebhookEventInputSchema,
 };
 
 /** An event with at most `maxPayloadBytes` of its payload (DESIGN §6: bounded output). */
-export function boundedEventDetail(record: EventRecord, maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES): z.output<typeof BoundedEventDetailSchema> {
+export function boundedEventDetail(record: EventRecord, maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES, attemptLog: Attempt[] = []): z.output<typeof BoundedEventDetailSchema> {
   const payload = cutBytes(record.payload, maxPayloadBytes);
   return {
-    ...toEventDetail({ ...record, payload: new Uint8Array(0) }),
+    ...toEventDetail({ ...record, payload: new Uint8Array(0) }, attemptLog),
     payload: payload.text,
     payload_encoding: payload.encoding,
     payload_truncated: payload.truncated,
@@ -105,7 +112,7 @@ export function registerGetWebhookEventTool(server: ToolServer, deps: McpDeps): 
     const [record, replays] = await Promise.all([deps.store.getEvent(id), deps.store.listReplays(id, RECENT_REPLAYS)]);
     if (!record) throw eventNotFound(id);
     return {
-      ...boundedEventDetail(record, max_payload_bytes),
+      ...boundedEventDetail(record, max_payload_bytes, await deps.store.attemptLog(record)),
       replays: replays.map((replay) => ({
         id: replay.id,
         target_url: replay.target_url,

@@ -11,6 +11,8 @@ export const ListProvidersInputSchema = z.strictObject({});
 export const McpProviderStatusSchema = ProviderStatusSchema.extend({
   receive_url: z.string().optional().describe('the local URL webhook deliveries are POSTed to (a tunnel points here)'),
   forward_targets: z.array(z.string()).describe("forward rules' URLs; the first is also where replays go by default"),
+  // How many answer rules decide what this provider is answered (DESIGN §15).
+  answer_rules: z.number(),
 }).strict();
 
 export const ListProvidersOutputSchema = z.strictObject({
@@ -21,8 +23,8 @@ export const LIST_PROVIDERS_TOOL: ToolSpec<typeof ListProvidersInputSchema, type
   name: 'list_providers',
   title: 'List providers',
   description:
-    'What switchboard receives: each webhook or queue provider, its trust_mode, whether its secret is set (never the ' +
-    'secret), its receive URL or channel, forward targets, and live status with the last error.',
+    'Each webhook or queue provider: trust_mode, whether its secret is set (never the secret), ' +
+    'receive URL or channel, forward targets, answer rules, live status and last error.',
   inputSchema: ListProvidersInputSchema,
   outputSchema: ListProvidersOutputSchema,
   annotations: { title: 'List providers', readOnlyHint: true, openWorldHint: false },
@@ -41,6 +43,7 @@ export const LIST_PROVIDERS_TOOL: ToolSpec<typeof ListProvidersInputSchema, type
           status: 'listening',
           receive_url: 'http://127.0.0.1:7777/webhooks/github',
           forward_targets: ['http://localhost:3000/webhooks/github'],
+          answer_rules: 1,
         },
         {
           name: 'jobs',
@@ -53,6 +56,7 @@ export const LIST_PROVIDERS_TOOL: ToolSpec<typeof ListProvidersInputSchema, type
           status: 'error',
           last_error: 'connect ECONNREFUSED 127.0.0.1:6379',
           forward_targets: [],
+          answer_rules: 0,
         },
       ],
     },
@@ -64,13 +68,17 @@ export function registerListProvidersTool(server: ToolServer, deps: McpDeps): vo
     const secrets = deps.providers.allSecrets();
     const receiver = deps.receiverUrl();
     return {
-      providers: deps.providers.statuses().map((provider) => ({
-        ...provider,
-        // last_error is a driver's text (e.g. a Redis URL in an error); scrub it like any message.
-        ...(provider.last_error === undefined ? {} : { last_error: scrubSecrets(provider.last_error, secrets) }),
-        ...(provider.path === undefined ? {} : { receive_url: `${receiver}${provider.path}` }),
-        forward_targets: forwardTargets(deps.providers.config(provider.name)),
-      })),
+      providers: deps.providers.statuses().map((provider) => {
+        const config = deps.providers.config(provider.name);
+        return {
+          ...provider,
+          // last_error is a driver's text (e.g. a Redis URL in an error); scrub it like any message.
+          ...(provider.last_error === undefined ? {} : { last_error: scrubSecrets(provider.last_error, secrets) }),
+          ...(provider.path === undefined ? {} : { receive_url: `${receiver}${provider.path}` }),
+          forward_targets: forwardTargets(config),
+          answer_rules: config && 'answer' in config ? (config.answer?.length ?? 0) : 0,
+        };
+      }),
     };
   });
 }

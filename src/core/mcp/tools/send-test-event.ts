@@ -24,7 +24,7 @@ export const SEND_TEST_EVENT_TOOL: ToolSpec<typeof SendTestEventInputSchema, typ
   description:
     'Make an event to exercise a handler without the real provider: a realistic fixture (fresh ids), signed by the ' +
     'provider’s scheme and delivered through the receiver like a real one (origin "test"; forward rules apply). ' +
-    'Rate-limited with replays. An unknown provider or type is invalid_argument naming what exists.',
+    'Rate-limited with replays; an unknown provider or type names what exists.',
   inputSchema: SendTestEventInputSchema,
   outputSchema: SendTestEventOutputSchema,
   annotations: { title: 'Send a test event', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -42,6 +42,7 @@ export const SEND_TEST_EVENT_TOOL: ToolSpec<typeof SendTestEventInputSchema, typ
         verified: true,
         payload_size: 1893,
         received_at: '2026-06-01T09:41:07.123456Z',
+        attempts: 1,
       },
     },
   },

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { AnswerRuleSchema, type AnswerRule } from '../../../shared/delivery-lab';
 import { QUEUE_KINDS, SIGNED_KINDS, TOKEN_KINDS } from '../../../shared/providers';
 import { type ProviderInput, type ProviderKind, type ProviderView, type SecretInput, type SecretSourceView } from '../../../shared/api';
 
@@ -17,6 +19,8 @@ export interface ProviderForm {
   tolerance_s: string;
   public_key: string;
   forward_to: string;
+  /** Answer rules (DESIGN §15) as the JSON list config.json holds; empty: none. */
+  answer: string;
   url: SecretRow | null;
   channels: string;
   patterns: string;
@@ -40,6 +44,7 @@ export function emptyForm(): ProviderForm {
     tolerance_s: '',
     public_key: '',
     forward_to: '',
+    answer: '',
     url: { source: 'env', env: 'REDIS_URL' },
     channels: '',
     patterns: '',
@@ -59,6 +64,7 @@ export function formFromView(view: ProviderView): ProviderForm {
     tolerance_s: config.tolerance_s === undefined ? '' : String(config.tolerance_s),
     public_key: config.public_key ?? '',
     forward_to: config.forward_to.join('\n'),
+    answer: config.answer && config.answer.length > 0 ? JSON.stringify(config.answer, null, 2) : '',
     url: config.url ? { source: 'keep', index: 0, view: config.url } : null,
     channels: (config.channels ?? []).join('\n'),
     patterns: (config.patterns ?? []).join('\n'),
@@ -118,10 +124,37 @@ export function formToInput(form: ProviderForm): { input: ProviderInput } | { er
     if (!/^[0-9a-fA-F]{64}$/.test(form.public_key.trim())) errors.push('Public key: the 64 hex characters from the Discord developer portal.');
     else input.public_key = form.public_key.trim();
   }
+  const answer = parseAnswerRules(form.answer);
+  if ('error' in answer) errors.push(answer.error);
+  else input.answer = answer.rules;
   if (form.tolerance_s.trim() && TIMESTAMPED_KINDS.includes(form.kind)) {
     const tolerance = Number(form.tolerance_s);
     if (!Number.isInteger(tolerance) || tolerance <= 0) errors.push('Tolerance: a whole number of seconds.');
     else input.tolerance_s = tolerance;
   }
   return errors.length ? { errors } : { input };
+}
+
+/** The answer-rules text → rules, or the first problem with its JSON path (as config.json reports it). */
+export function parseAnswerRules(text: string): { rules: AnswerRule[] } | { error: string } {
+  if (!text.trim()) return { rules: [] };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { error: `Answer rules: not valid JSON (${(error as Error).message}).` };
+  }
+  const parsed = z.array(AnswerRuleSchema).safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { error: `Answer rules: answer${issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('')}: ${issue.message}.` };
+  }
+  return { rules: parsed.data };
+}
+
+/** "Fail the next N deliveries with <status>": the rule put first, answering the first N attempts of each delivery. */
+export function withQuickFailure(text: string, attempts: number, status: number): string {
+  const current = parseAnswerRules(text);
+  const rules = 'rules' in current ? current.rules : [];
+  return JSON.stringify([{ status, first_attempts: attempts }, ...rules], null, 2);
 }

@@ -14,6 +14,7 @@ import { formatTime } from '../lib/time';
 import { ReplayPanel } from './replay-panel';
 import { HeaderTable } from '../components/header-table';
 import { OriginBadge } from '../components/send-test-event';
+import { AttemptTimeline } from '../components/attempts';
 
 export function EventDetailPane({
   eventId,
@@ -111,6 +112,8 @@ export function EventDetailPane({
             <dt>Source</dt>
             <dd className="mono">{event.source_ip ?? '—'}</dd>
           </dl>
+
+          <AttemptTimeline log={event.attempt_log} attempts={event.attempts} />
 
           <Tabs
             label="Event sections"

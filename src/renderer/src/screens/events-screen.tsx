@@ -8,6 +8,7 @@ import { CopyButton } from '../components/copy-button';
 import { EmptyEvents, NoProviders } from '../components/empty-states';
 import { SaveAsSuite } from '../components/save-as-suite';
 import { OriginBadge } from '../components/send-test-event';
+import { AttemptsMark } from '../components/attempts';
 import { EventTrustBadge } from '../components/trust-badge';
 import { formatBytes } from '../lib/bytes';
 import { shellQuote } from '../lib/curl';
@@ -651,6 +652,7 @@ export const EventRow = memo(function EventRow({
           {event.event_type ?? <span className="muted">—</span>}
         </span>
         <OriginBadge origin={event.origin} />
+        <AttemptsMark attempts={event.attempts} />
       </span>
       <span className="trust">
         <EventTrustBadge event={event} compact />

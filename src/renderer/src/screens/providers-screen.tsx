@@ -13,6 +13,8 @@ import {
   formToInput,
   isQueueKind,
   needsSecrets,
+  parseAnswerRules,
+  withQuickFailure,
   TIMESTAMPED_KINDS,
   type ProviderForm,
   type SecretRow,
@@ -433,6 +435,8 @@ function ProviderFormPanel({ editing, onDone }: { editing: { mode: 'add' } | { m
           <span className="help">Like stripe listen --forward-to, for any provider: each accepted event is replayed there (re-signed).</span>
         </label>
 
+        {!isQueueKind(form.kind) && <AnswerRulesField value={form.answer} onChange={(value) => set('answer', value)} />}
+
         <label className="check">
           <input type="checkbox" checked={form.enabled} onChange={(event) => set('enabled', event.target.checked)} /> Enabled
         </label>
@@ -581,3 +585,42 @@ const RejectionsSection = forwardRef<HTMLElement, { provider: string; onProvider
     </section>
   );
 });
+
+/**
+ * Answer rules (DESIGN §15): what the provider is answered, as the JSON list config.json holds,
+ * plus the quick "Fail the next N deliveries with <status>" that puts such a rule first.
+ */
+function AnswerRulesField({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  const [count, setCount] = useState('2');
+  const [status, setStatus] = useState('503');
+  const problem = parseAnswerRules(value);
+  const n = Number(count);
+  const code = Number(status);
+  const usable = Number.isInteger(n) && n > 0 && Number.isInteger(code) && code >= 200 && code <= 599;
+  return (
+    <fieldset className="answer-rules wide">
+      <legend>Answer rules — what the provider gets back</legend>
+      <div className="quick-fail">
+        <span>Fail the next</span>
+        <input aria-label="Deliveries to fail" inputMode="numeric" value={count} onChange={(event) => setCount(event.target.value)} />
+        <span>deliveries with</span>
+        <input aria-label="Status to answer" inputMode="numeric" value={status} onChange={(event) => setStatus(event.target.value)} />
+        <button type="button" disabled={!usable} onClick={() => onChange(withQuickFailure(value, n, code))}>
+          Add rule
+        </button>
+      </div>
+      <textarea
+        aria-label="Answer rules"
+        rows={value ? 6 : 2}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        placeholder='[{ "when": { "event_type": "invoice.*" }, "status": 503, "headers": { "retry-after": "5" }, "first_attempts": 2 }]'
+      />
+      <span className="help">
+        {'error' in problem
+          ? problem.error
+          : 'First match wins; only stored, verified deliveries (never forged ones or handshakes). first_attempts: N answers attempts 1…N of each delivery, so you can watch the provider retry.'}
+      </span>
+    </fieldset>
+  );
+}
