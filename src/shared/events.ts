@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DriftMarkSchema, SpecViolationSchema } from './shapes.js';
 
 /**
  * Wire shapes of the event log, shared by MCP, the control API and the renderer. snake_case
@@ -28,6 +29,7 @@ export const EventSummarySchema = z.object({
   verified: z.boolean().describe('true only when a provider signature over the raw body was checked'),
   payload_size: z.number().int().nonnegative().describe('payload size in bytes'),
   received_at: z.string().describe('ISO-8601 UTC time, microsecond precision'),
+  drift: z.boolean().describe("differs from its type's shape"),
 });
 export type EventSummary = z.infer<typeof EventSummarySchema>;
 
@@ -40,6 +42,8 @@ export const EventDetailSchema = EventSummarySchema.extend({
   headers: z.record(z.string(), z.string()).describe('request headers; secret-bearing values are «redacted»'),
   payload: z.string().describe('the raw body: text when it is valid UTF-8, else base64'),
   payload_encoding: z.enum(PAYLOAD_ENCODINGS),
+  drift: z.array(DriftMarkSchema).describe("how it differs from its type's shape (DESIGN §16)"),
+  spec_violations: z.array(SpecViolationSchema).optional().describe("where it breaks the provider's published schema (GitHub)"),
 });
 export type EventDetail = z.infer<typeof EventDetailSchema>;
 

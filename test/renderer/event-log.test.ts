@@ -13,6 +13,7 @@ const ev = (id: number): EventSummary => ({
   verified: false,
   payload_size: 0,
   received_at: '2026-11-30T00:00:00.000000Z',
+  drift: false,
 });
 
 describe('EventLog', () => {

@@ -47,6 +47,7 @@ const summary: EventSummary = {
   verified: true,
   payload_size: 10,
   received_at: '2020-01-02T03:04:05.123456Z',
+  drift: false,
 };
 
 const row = (lastReplay: Parameters<typeof EventRow>[0]['lastReplay']) =>

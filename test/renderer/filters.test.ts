@@ -13,6 +13,7 @@ const event: EventSummary = {
   verified: true,
   payload_size: 10,
   received_at: '2026-11-30T10:00:00.000000Z',
+  drift: false,
 };
 
 describe('event filters', () => {

@@ -53,6 +53,7 @@ export function entryFor(event: JournalEvent): Entry {
     verified: event.verified,
     payload_size: event.payload.byteLength,
     received_at: event.received_at,
+    drift: false, // not shaped yet (DESIGN §16): the tracker reads it once it is stored
   };
   const entry: Entry = {
     event,

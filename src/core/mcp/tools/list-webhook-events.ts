@@ -74,6 +74,7 @@ export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSch
           verified: true,
           payload_size: 2314,
           received_at: '2026-11-30T09:41:07.123456Z',
+          drift: false,
           last_replay: { delivered: true, response_status: 400, requested_by: 'mcp', created_at: '2026-11-30T09:42:10.402113Z' },
         },
         {
@@ -87,6 +88,7 @@ export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSch
           verified: true,
           payload_size: 2290,
           received_at: '2026-11-30T09:12:55.004211Z',
+          drift: false,
           last_replay: null,
         },
       ],

@@ -42,6 +42,7 @@ export const SEND_TEST_EVENT_TOOL: ToolSpec<typeof SendTestEventInputSchema, typ
         verified: true,
         payload_size: 1893,
         received_at: '2026-06-01T09:41:07.123456Z',
+        drift: false,
       },
     },
   },
