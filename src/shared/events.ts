@@ -29,7 +29,8 @@ export const EventSummarySchema = z.object({
   verified: z.boolean().describe('true only when a provider signature over the raw body was checked'),
   payload_size: z.number().int().nonnegative().describe('payload size in bytes'),
   received_at: z.string().describe('ISO-8601 UTC time, microsecond precision'),
-  drift: z.boolean().describe("differs from its type's shape"),
+  // Lean: EventSummary is in several MCP output schemas (DESIGN §6's tools/list budget).
+  drift: z.boolean(),
 });
 export type EventSummary = z.infer<typeof EventSummarySchema>;
 
@@ -42,8 +43,8 @@ export const EventDetailSchema = EventSummarySchema.extend({
   headers: z.record(z.string(), z.string()).describe('request headers; secret-bearing values are «redacted»'),
   payload: z.string().describe('the raw body: text when it is valid UTF-8, else base64'),
   payload_encoding: z.enum(PAYLOAD_ENCODINGS),
-  drift: z.array(DriftMarkSchema).describe("how it differs from its type's shape (DESIGN §16)"),
-  spec_violations: z.array(SpecViolationSchema).optional().describe("where it breaks the provider's published schema (GitHub)"),
+  drift: z.array(DriftMarkSchema).describe("vs its type's shape"),
+  spec_violations: z.array(SpecViolationSchema).optional().describe("breaks of GitHub's schema"),
 });
 export type EventDetail = z.infer<typeof EventDetailSchema>;
 

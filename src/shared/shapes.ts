@@ -7,16 +7,18 @@ import { z } from 'zod';
 
 export const DRIFT_CHANGES = ['added', 'missing', 'type_changed'] as const;
 
+/** A path's change: `was` the types seen before, `now` the type in this event. Lean: it is in MCP's get_webhook_event. */
 export const DriftMarkSchema = z.object({
-  path: z.string().describe('dot path, [] for array items'),
+  path: z.string(),
   change: z.enum(DRIFT_CHANGES),
-  was: z.string().optional().describe('types seen before'),
-  now: z.string().optional().describe('type in this event'),
+  was: z.string().optional(),
+  now: z.string().optional(),
 });
 export type DriftMark = z.infer<typeof DriftMarkSchema>;
 
+/** `path` is a JSONPath. */
 export const SpecViolationSchema = z.object({
-  path: z.string().describe('JSONPath'),
+  path: z.string(),
   message: z.string(),
 });
 export type SpecViolation = z.infer<typeof SpecViolationSchema>;

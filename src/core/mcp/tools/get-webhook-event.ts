@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EventDetailSchema, REQUESTED_BY } from '../../../shared/events.js';
-import { cutBytes, toEventDetail } from '../../wire.js';
+import { cutBytes, toEventDetail, type ShapeNotes } from '../../wire.js';
 import { eventNotFound } from '../../errors.js';
 import type { EventRecord } from '../../store/types.js';
 import type { McpDeps } from '../deps.js';
@@ -91,10 +91,10 @@ export const GET_WEBHOOK_EVENT_TOOL: ToolSpec<typeof GetWebhookEventInputSchema,
 };
 
 /** An event with at most `maxPayloadBytes` of its payload (DESIGN §6: bounded output). */
-export function boundedEventDetail(record: EventRecord, maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES): z.output<typeof BoundedEventDetailSchema> {
+export function boundedEventDetail(record: EventRecord, maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES, notes?: ShapeNotes): z.output<typeof BoundedEventDetailSchema> {
   const payload = cutBytes(record.payload, maxPayloadBytes);
   return {
-    ...toEventDetail({ ...record, payload: new Uint8Array(0) }),
+    ...toEventDetail({ ...record, payload: new Uint8Array(0) }, notes),
     payload: payload.text,
     payload_encoding: payload.encoding,
     payload_truncated: payload.truncated,
@@ -103,10 +103,10 @@ export function boundedEventDetail(record: EventRecord, maxPayloadBytes = DEFAUL
 
 export function registerGetWebhookEventTool(server: ToolServer, deps: McpDeps): void {
   server.registerTool(GET_WEBHOOK_EVENT_TOOL, async ({ id, max_payload_bytes }) => {
-    const [record, replays] = await Promise.all([deps.store.getEvent(id), deps.store.listReplays(id, RECENT_REPLAYS)]);
+    const [record, replays, notes] = await Promise.all([deps.store.getEvent(id), deps.store.listReplays(id, RECENT_REPLAYS), deps.store.shapes.notes(id)]);
     if (!record) throw eventNotFound(id);
     return {
-      ...boundedEventDetail(record, max_payload_bytes),
+      ...boundedEventDetail(record, max_payload_bytes, notes),
       replays: replays.map((replay) => ({
         id: replay.id,
         target_url: replay.target_url,
