@@ -18,6 +18,7 @@ interface EventsFlags extends ClientFlags, FilterFlags {
   follow?: boolean;
   limit: number;
   json?: boolean;
+  drift?: boolean;
 }
 
 export function eventsCommand(): Command {
@@ -28,6 +29,7 @@ export function eventsCommand(): Command {
         .option('-f, --follow', 'keep printing new events as they arrive (Ctrl-C to stop)'),
     )
       .option('-n, --limit <n>', `how many of the latest to print first (1–${EVENTS_PAGE_MAX})`, positiveInt('--limit', EVENTS_PAGE_MAX), 20)
+      .option('--drift', "only events that differ from their type's shape (switchboard types)")
       .option('--json', 'one JSON object (an event summary) per line'),
   ).action(async (flags: EventsFlags) => {
     const client = await connect(flags);
@@ -50,7 +52,7 @@ async function latest(client: ControlClient, flags: EventsFlags): Promise<EventS
   let cursor: string | undefined;
   let progress = false;
   for (;;) {
-    const page = await client.call('listEvents', { ...filtersOf(flags), limit: flags.limit - events.length, ...(cursor ? { cursor } : {}) });
+    const page = await client.call('listEvents', { ...filtersOf(flags), ...(flags.drift ? { drift: true } : {}), limit: flags.limit - events.length, ...(cursor ? { cursor } : {}) });
     events.push(...page.events);
     if (!page.searched_back_to || !page.next_cursor || events.length >= flags.limit) break;
     if (process.stderr.isTTY) {
@@ -70,7 +72,7 @@ const CLOCK_LEEWAY_MS = 5_000;
 const HEADER = ['ID', 'TIME', 'PROVIDER', 'TYPE', 'TRUST', 'SIZE'];
 
 function row(event: EventSummary): string[] {
-  const trust = `${event.trust_mode}${event.origin === 'test' ? ' TEST' : event.origin === 'import' ? ' imported' : ''}`;
+  const trust = `${event.trust_mode}${event.origin === 'test' ? ' TEST' : event.origin === 'import' ? ' imported' : ''}${event.drift ? ' DRIFT' : ''}`;
   return [`#${event.id}`, localTime(event.received_at), event.provider, event.event_type ?? '-', trust, bytes(event.payload_size)];
 }
 
@@ -125,7 +127,7 @@ async function follow(client: ControlClient, flags: EventsFlags, print: (events:
         const floor = new Date(listedAt - CLOCK_LEEWAY_MS).toISOString();
         listedAt = Date.now();
         pages: for (;;) {
-          const page = await client.call('listEvents', { ...filtersOf(flags), limit: EVENTS_PAGE_MAX, ...(cursor ? { cursor } : {}) });
+          const page = await client.call('listEvents', { ...filtersOf(flags), ...(flags.drift ? { drift: true } : {}), limit: EVENTS_PAGE_MAX, ...(cursor ? { cursor } : {}) });
           for (const event of page.events) {
             if (event.id <= lastId) break pages;
             fresh.push(event);
