@@ -7,6 +7,7 @@ import { useAppData } from '../app-data';
 import { CopyButton } from '../components/copy-button';
 import { EmptyEvents, NoProviders } from '../components/empty-states';
 import { SaveAsSuite } from '../components/save-as-suite';
+import { DriftBadge } from '../components/shape-view';
 import { OriginBadge } from '../components/send-test-event';
 import { EventTrustBadge } from '../components/trust-badge';
 import { formatBytes } from '../lib/bytes';
@@ -651,6 +652,7 @@ export const EventRow = memo(function EventRow({
           {event.event_type ?? <span className="muted">—</span>}
         </span>
         <OriginBadge origin={event.origin} />
+        {event.drift && <DriftBadge />}
       </span>
       <span className="trust">
         <EventTrustBadge event={event} compact />
