@@ -414,6 +414,7 @@ export class Switchboard implements Services {
       kindOf: (name) => this.currentConfig.providers.find((provider) => provider.name === name)?.kind,
       checkGithub: (eventType, payload) => github.check(eventType, payload),
       ingestBacklog: () => journal?.stats.lagRecords ?? 0,
+      barrier: () => journal?.barrier() ?? Promise.resolve(),
       newestId: () => journal?.allocatedThrough ?? 0,
       lastIngestAt: () => journal?.lastSubmitAt ?? -Infinity,
     });

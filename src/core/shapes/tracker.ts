@@ -44,6 +44,8 @@ export interface ShapeTrackerOptions {
   /** Where a GitHub payload breaks GitHub's published schema (github-schema.ts); null: not published. */
   checkGithub?: (eventType: string, payload: string) => Promise<SpecViolation[] | null>;
   ingestBacklog?: () => number;
+  /** Resolves once every event acknowledged before the call is stored (the journal's barrier). */
+  barrier?: () => Promise<void>;
   newestId?: () => number;
   lastIngestAt?: () => number;
 }
@@ -63,6 +65,7 @@ export class ShapeTracker {
   private shapedId = 0;
   private generation = -1;
   private failures = 0;
+  private stepping: Promise<unknown> = Promise.resolve();
   /** Shapes of the types seen lately, as in the database after the last step. */
   private held = new Map<string, Held>();
   private readonly size = new SliceSize({ initialRows: 20, maxRows: MAX_BATCH_ROWS });
@@ -96,7 +99,8 @@ export class ShapeTracker {
 
   /** Shapes every stored event (tests and the benchmark; the loop does this by itself). */
   async catchUp(): Promise<void> {
-    while (!(await this.step(MAX_BATCH_ROWS, true)).done) {
+    await this.options.barrier?.(); // every event acknowledged so far is in the database
+    while (!(await this.serial(MAX_BATCH_ROWS, true)).done) {
       // next step
     }
   }
@@ -111,7 +115,7 @@ export class ShapeTracker {
       }
       let done: boolean;
       try {
-        done = (await this.step(undefined, behind >= MAX_BEHIND)).done;
+        done = (await this.serial(undefined, behind >= MAX_BEHIND)).done;
         this.failures = 0;
       } catch (error) {
         if (this.stopped) return;
@@ -125,6 +129,13 @@ export class ShapeTracker {
         await this.sleep(POLL_MS);
       } else await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** Steps one at a time (the loop's and catchUp's): two at once would walk the same batch twice. */
+  private serial(rows: number | undefined, urgent: boolean): Promise<{ done: boolean }> {
+    const next = this.stepping.catch(() => {}).then(() => this.step(rows, urgent));
+    this.stepping = next;
+    return next;
   }
 
   /** One step: a batch read, the shapes it needs loaded, walked, written — each statement a background slice. */
