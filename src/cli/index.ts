@@ -5,6 +5,7 @@ import { eventsCommand } from './commands/events.js';
 import { exportCommand } from './commands/export.js';
 import { importCommand } from './commands/import.js';
 import { providersCommand } from './commands/providers.js';
+import { typesCommand } from './commands/types.js';
 import { replayCommand } from './commands/replay.js';
 import { serveCommand } from './commands/serve.js';
 import { showCommand } from './commands/show.js';
@@ -17,7 +18,7 @@ import { CliError, EXIT_FAILED, EXIT_USAGE, formatCliError } from './exit.js';
  * instance's control API (client.ts). Exit codes are in exit.ts; docs/cli.md is the reference.
  */
 
-const COMMANDS = [serveCommand, eventsCommand, showCommand, replayCommand, triggerCommand, exportCommand, importCommand, providersCommand, suiteCommand];
+const COMMANDS = [serveCommand, eventsCommand, showCommand, replayCommand, triggerCommand, exportCommand, importCommand, providersCommand, suiteCommand, typesCommand];
 
 function program(): Command {
   const root = new Command('switchboard')

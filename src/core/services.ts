@@ -7,6 +7,7 @@ import type { Logger } from './logger.js';
 import type { ProviderSet } from './provider-set.js';
 import type { ReplayEngine } from './replay/replay.js';
 import type { EventStore } from './store/event-store.js';
+import type { ShapeService } from './shapes/service.js';
 import type { SuiteService } from './suites/suite-service.js';
 import type { TestEventSender } from './test-events/send.js';
 
@@ -51,6 +52,8 @@ export interface Services {
   readonly replays: ReplayEngine;
   readonly testEvents: TestEventSender;
   readonly suites: SuiteService;
+  /** Shapes of event types (DESIGN §16). */
+  readonly shapes: ShapeService;
   readonly control: Pick<ControlServer, 'mount'>;
   readonly token: string;
   readonly url: Urls;

@@ -25,6 +25,9 @@ import { AttemptRecorder } from './receiver/attempt-recorder.js';
 import type { ReplayEngine } from './replay/replay.js';
 import type { Forwarder } from './replay/forward.js';
 import type { SuiteService } from './suites/suite-service.js';
+import type { GithubSchemaCheck } from './shapes/github-schema.js';
+import type { ShapeService } from './shapes/service.js';
+import type { ShapeTracker } from './shapes/tracker.js';
 import { forwardProblems } from './replay/forward-targets.js';
 import { TOOL_SPECS } from './mcp/tools/catalog.js';
 import type { EventJournal, JournalOptions } from './journal/event-journal.js';
@@ -91,6 +94,7 @@ export class Switchboard implements Services {
   private replayEngine: ReplayEngine | undefined;
   private testEventSender: TestEventSender | undefined;
   private suiteService: SuiteService | undefined;
+  private shapeService: ShapeService | undefined;
   private mcpSessions: McpSessions | undefined;
   private apiHandlers: SwitchboardApi | undefined;
   private receiver: Receiver | undefined;
@@ -132,6 +136,11 @@ export class Switchboard implements Services {
   }
 
   /** Suites (src/core/suites); available once started. */
+  get shapes(): ShapeService {
+    if (!this.shapeService) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
+    return this.shapeService;
+  }
+
   get suites(): SuiteService {
     if (!this.suiteService) throw new SwitchboardError('storage_unavailable', 'switchboard is not started');
     return this.suiteService;
@@ -243,6 +252,7 @@ export class Switchboard implements Services {
       this.eventStore = opened.store;
       this.journal = opened.journal;
       this.searchIndexer = opened.searchIndexer;
+      this.shapeService = this.startShapes(opened, loaded.value);
       const stopWatching = await this.eventStore.watchOtherInstances((event) => this.bus.emit('event', event));
       this.onStop('events from other instances', stopWatching);
       const replays = new ReplayEngine({ store: this.eventStore, bus: this.bus, providers: this.providers, config: () => this.currentConfig, version: this.version, now: this.now, logger: this.logger });
@@ -418,6 +428,32 @@ export class Switchboard implements Services {
     this.replayEngine = undefined;
     this.testEventSender = undefined;
     this.suiteService = undefined;
+    this.shapeService = undefined;
+  }
+
+  /** The shape tracker (DESIGN §16): background slices of the store's lanes, woken by new events. */
+  private startShapes(opened: OpenedStore, modules: { ShapeTracker: typeof ShapeTracker; ShapeService: typeof ShapeService; GithubSchemaCheck: typeof GithubSchemaCheck }): ShapeService {
+    const github = new modules.GithubSchemaCheck();
+    const journal = opened.journal;
+    const tracker = new modules.ShapeTracker(opened.store.lanes, {
+      logger: this.logger,
+      kindOf: (name) => this.currentConfig.providers.find((provider) => provider.name === name)?.kind,
+      checkGithub: (eventType, payload) => github.check(eventType, payload),
+      ingestBacklog: () => journal?.stats.lagRecords ?? 0,
+      barrier: () => journal?.barrier() ?? Promise.resolve(),
+      newestId: () => journal?.allocatedThrough ?? 0,
+      lastIngestAt: () => journal?.lastSubmitAt ?? -Infinity,
+    });
+    const wake = () => tracker.wake();
+    this.bus.on('event', wake);
+    tracker.start();
+    // Stopped before the database closes (closers run in reverse order of registration).
+    this.onStop('shapes', async () => {
+      this.bus.off('event', wake);
+      await tracker.stop();
+      await github.close();
+    });
+    return new modules.ShapeService(opened.store, tracker);
   }
 }
 
@@ -426,7 +462,7 @@ export class Switchboard implements Services {
  * ~400 ms of module loading: the MCP SDK, undici, ioredis, zod schemas).
  */
 async function loadServices() {
-  const [api, mcp, queues, receiver, forward, replay, control, suiteStore, suiteService] = await Promise.all([
+  const [api, mcp, queues, receiver, forward, replay, control, suiteStore, suiteService, shapeTracker, shapeService, githubSchema] = await Promise.all([
     import('./api/http.js'),
     import('./mcp/setup.js'),
     import('./queue/queue-manager.js'),
@@ -436,6 +472,9 @@ async function loadServices() {
     import('./control/server.js'),
     import('./store/suites.js'),
     import('./suites/suite-service.js'),
+    import('./shapes/tracker.js'),
+    import('./shapes/service.js'),
+    import('./shapes/github-schema.js'),
   ]);
   return {
     setupApi: api.setupApi,
@@ -447,6 +486,9 @@ async function loadServices() {
     ControlServer: control.ControlServer,
     SuiteStore: suiteStore.SuiteStore,
     SuiteService: suiteService.SuiteService,
+    ShapeTracker: shapeTracker.ShapeTracker,
+    ShapeService: shapeService.ShapeService,
+    GithubSchemaCheck: githubSchema.GithubSchemaCheck,
   };
 }
 

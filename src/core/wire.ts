@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { Attempt, EventDetail, Replay } from '../shared/events.js';
+import type { DriftMark, SpecViolation } from '../shared/shapes.js';
 import type { EventRecord, ReplayRecord } from './store/types.js';
 
 /** Stored rows → the wire shapes of src/shared (bytes become text or base64). */
@@ -53,10 +54,23 @@ function withoutIncompleteTail(buffer: Buffer): number {
   return buffer.length;
 }
 
-export function toEventDetail(record: EventRecord, attemptLog: Attempt[] = []): EventDetail {
+/** What the shape tracker noted about an event (DESIGN §16), as the store answers it. */
+export interface ShapeNotes {
+  drift: unknown[] | null;
+  spec_violations: unknown[] | null;
+}
+
+export function toEventDetail(record: EventRecord, attemptLog: Attempt[] = [], notes: ShapeNotes = { drift: null, spec_violations: null }): EventDetail {
   const { payload, ...rest } = record;
   const body = encodeBytes(payload);
-  return { ...rest, payload: body.text, payload_encoding: body.encoding, attempt_log: attemptLog };
+  return {
+    ...rest,
+    payload: body.text,
+    payload_encoding: body.encoding,
+    attempt_log: attemptLog,
+    drift: (notes.drift ?? []) as DriftMark[],
+    ...(notes.spec_violations ? { spec_violations: notes.spec_violations as SpecViolation[] } : {}),
+  };
 }
 
 export function toWireReplay(record: ReplayRecord): Replay {

@@ -34,6 +34,9 @@ export const API_METHODS = [
   'acceptSuiteRun',
   'exportSuite',
   'importSuite',
+  'listEventTypes',
+  'describeEventType',
+  'resetEventType',
 ] as const;
 
 export type ApiMethod = (typeof API_METHODS)[number];

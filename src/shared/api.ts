@@ -13,6 +13,7 @@ import {
 } from './events.js';
 import { CursorInputSchema, inputText, IsoDateSchema, IsoDateTimeSchema, MAX_NAME_CHARS, MAX_TEXT_CHARS, MAX_URL_CHARS } from './input.js';
 import { PROVIDER_KINDS, ProviderStatusSchema } from './providers.js';
+import { EventTypeShapeSchema, ShapeSummarySchema } from './shapes.js';
 import {
   CaseDetailSchema,
   CaseResultSchema,
@@ -50,6 +51,7 @@ export const ListEventsInputSchema = z.strictObject({
   origin: OriginSchema.optional(),
   external_id: inputText().optional(),
   search: inputText(MAX_TEXT_CHARS, 0).optional().describe('free text matched against raw payloads and event types'),
+  drift: z.boolean().optional().describe("true: only events that differ from their type's shape (DESIGN §16)"),
   cursor: CursorInputSchema.optional(),
   limit: z.number().int().min(1).max(EVENTS_PAGE_MAX).default(100),
 });
@@ -476,6 +478,23 @@ export const ImportSuiteInputSchema = z.strictObject({
 export const ImportSuiteOutputSchema = z.object({ suite: SuiteSummarySchema, created: z.boolean() });
 
 // ---------------------------------------------------------------------------------------------
+// Shapes (DESIGN §16): the inferred schema of every event type
+
+export const ListEventTypesInputSchema = z.strictObject({ provider: inputText(MAX_NAME_CHARS).optional() });
+export const ListEventTypesOutputSchema = z.object({ types: z.array(ShapeSummarySchema) });
+export const DescribeEventTypeInputSchema = z.strictObject({
+  provider: inputText(MAX_NAME_CHARS),
+  event_type: inputText(),
+  max_fields: z.number().int().min(1).max(2000).optional().describe('default 2000'),
+});
+export const DescribeEventTypeOutputSchema = EventTypeShapeSchema;
+export const ResetEventTypeInputSchema = z.strictObject({
+  provider: inputText(MAX_NAME_CHARS),
+  event_type: inputText().optional().describe("omitted: every type of the provider"),
+});
+export const ResetEventTypeOutputSchema = z.object({ reset: z.number().int().nonnegative().describe('shapes forgotten') });
+
+// ---------------------------------------------------------------------------------------------
 
 export const API = {
   listEvents: { input: ListEventsInputSchema, output: ListEventsOutputSchema },
@@ -507,6 +526,9 @@ export const API = {
   acceptSuiteRun: { input: AcceptSuiteRunInputSchema, output: AcceptSuiteRunOutputSchema },
   exportSuite: { input: ExportSuiteInputSchema, output: ExportSuiteOutputSchema },
   importSuite: { input: ImportSuiteInputSchema, output: ImportSuiteOutputSchema },
+  listEventTypes: { input: ListEventTypesInputSchema, output: ListEventTypesOutputSchema },
+  describeEventType: { input: DescribeEventTypeInputSchema, output: DescribeEventTypeOutputSchema },
+  resetEventType: { input: ResetEventTypeInputSchema, output: ResetEventTypeOutputSchema },
 } satisfies Record<ApiMethod, { input: z.ZodType; output: z.ZodType }>;
 
 /** What a caller passes (defaults optional). */

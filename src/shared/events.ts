@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CHAOS_MARKS } from './delivery-lab.js';
+import { DriftMarkSchema, SpecViolationSchema } from './shapes.js';
 
 /**
  * Wire shapes of the event log, shared by MCP, the control API and the renderer. snake_case
@@ -31,6 +32,8 @@ export const EventSummarySchema = z.object({
   received_at: z.string().describe('ISO-8601 UTC time, microsecond precision'),
   // Deliveries of this (provider, external_id): 1 + redeliveries (DESIGN §15). Plain numbers, no describe: MCP's tools/list budget.
   attempts: z.number(),
+  // Lean: EventSummary is in several MCP output schemas (DESIGN §6's tools/list budget).
+  drift: z.boolean(),
 });
 export type EventSummary = z.infer<typeof EventSummarySchema>;
 
@@ -56,6 +59,8 @@ export const EventDetailSchema = EventSummarySchema.extend({
   payload_encoding: z.enum(PAYLOAD_ENCODINGS),
   // The newest 50 attempts, oldest first.
   attempt_log: z.array(AttemptSchema),
+  drift: z.array(DriftMarkSchema).describe("vs its type's shape"),
+  spec_violations: z.array(SpecViolationSchema).optional().describe("breaks of GitHub's schema"),
 });
 export type EventDetail = z.infer<typeof EventDetailSchema>;
 

@@ -176,7 +176,7 @@ describe('serve --quiet', () => {
 });
 
 describe('the stream in process', () => {
-  const event = { id: 7, provider: 'stripe', family: 'webhook', event_type: 'checkout.session.completed', external_id: 'evt_1', origin: 'test', trust_mode: 'signed', verified: true, payload_size: 10, received_at: new Date().toISOString(), attempts: 1 } as const;
+  const event = { id: 7, provider: 'stripe', family: 'webhook', event_type: 'checkout.session.completed', external_id: 'evt_1', origin: 'test', trust_mode: 'signed', verified: true, payload_size: 10, received_at: new Date().toISOString(), attempts: 1, drift: false } as const;
 
   it('paints trust and TEST only when colour is on; shortens rejection hints', async () => {
     const { EventBus } = await import('../../src/core/bus.js');

@@ -14,6 +14,7 @@ const ev = (id: number): EventSummary => ({
   payload_size: 0,
   received_at: '2026-11-30T00:00:00.000000Z',
   attempts: 1,
+  drift: false,
 });
 
 describe('EventLog', () => {

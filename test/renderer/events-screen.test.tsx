@@ -48,6 +48,7 @@ const summary: EventSummary = {
   payload_size: 10,
   received_at: '2020-01-02T03:04:05.123456Z',
   attempts: 1,
+  drift: false,
 };
 
 const row = (lastReplay: Parameters<typeof EventRow>[0]['lastReplay']) =>

@@ -14,6 +14,7 @@ const event: EventSummary = {
   payload_size: 10,
   received_at: '2026-11-30T10:00:00.000000Z',
   attempts: 1,
+  drift: false,
 };
 
 describe('event filters', () => {

@@ -19,6 +19,7 @@ interface EventsFlags extends ClientFlags, FilterFlags {
   follow?: boolean;
   limit: number;
   json?: boolean;
+  drift?: boolean;
 }
 
 export function eventsCommand(): Command {
@@ -29,6 +30,7 @@ export function eventsCommand(): Command {
         .option('-f, --follow', 'keep printing new events as they arrive (Ctrl-C to stop)'),
     )
       .option('-n, --limit <n>', `how many of the latest to print first (1–${EVENTS_PAGE_MAX})`, positiveInt('--limit', EVENTS_PAGE_MAX), 20)
+      .option('--drift', "only events that differ from their type's shape (switchboard types)")
       .option('--json', 'one JSON object (an event summary) per line'),
   ).action(async (flags: EventsFlags) => {
     const client = await connect(flags);
@@ -51,7 +53,7 @@ async function latest(client: ControlClient, flags: EventsFlags): Promise<EventS
   let cursor: string | undefined;
   let progress = false;
   for (;;) {
-    const page = await client.call('listEvents', { ...filtersOf(flags), limit: flags.limit - events.length, ...(cursor ? { cursor } : {}) });
+    const page = await client.call('listEvents', { ...filtersOf(flags), ...(flags.drift ? { drift: true } : {}), limit: flags.limit - events.length, ...(cursor ? { cursor } : {}) });
     events.push(...page.events);
     if (!page.searched_back_to || !page.next_cursor || events.length >= flags.limit) break;
     if (process.stderr.isTTY) {
@@ -79,7 +81,7 @@ const MIN_WIDTHS = [8, 8, 10, 28, 14, 0];
 const ID_COLUMN = 0;
 
 function row(event: EventSummary): string[] {
-  const trust = `${event.trust_mode}${event.origin === 'test' ? ' TEST' : event.origin === 'import' ? ' imported' : ''}`;
+  const trust = `${event.trust_mode}${event.origin === 'test' ? ' TEST' : event.origin === 'import' ? ' imported' : ''}${event.drift ? ' DRIFT' : ''}`;
   return [`#${event.id}`, localTime(event.received_at), terminalSafe(event.provider), terminalSafe(event.event_type ?? '-'), trust, bytes(event.payload_size)].map(terminalSafe);
 }
 
@@ -136,7 +138,7 @@ async function follow(client: ControlClient, flags: EventsFlags, print: (events:
         const floor = new Date(listedAt - CLOCK_LEEWAY_MS).toISOString();
         listedAt = Date.now();
         pages: for (;;) {
-          const page = await client.call('listEvents', { ...filtersOf(flags), limit: EVENTS_PAGE_MAX, ...(cursor ? { cursor } : {}) });
+          const page = await client.call('listEvents', { ...filtersOf(flags), ...(flags.drift ? { drift: true } : {}), limit: EVENTS_PAGE_MAX, ...(cursor ? { cursor } : {}) });
           for (const event of page.events) {
             if (event.id <= lastId) break pages;
             fresh.push(event);

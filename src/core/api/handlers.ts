@@ -60,6 +60,18 @@ function implement(sb: Services): Implementation {
     });
 
   return {
+    async listEventTypes({ provider }) {
+      return { types: await sb.shapes.list(provider) };
+    },
+
+    async describeEventType({ provider, event_type, max_fields }) {
+      return sb.shapes.describe(provider, event_type, max_fields === undefined ? {} : { maxFields: max_fields });
+    },
+
+    async resetEventType({ provider, event_type }) {
+      return { reset: await sb.shapes.reset(provider, event_type) };
+    },
+
     async listEvents(input) {
       const page = await sb.store.listEvents(input);
       // The list marks events whose last replay or forward failed.
@@ -81,7 +93,8 @@ function implement(sb: Services): Implementation {
     async getEvent({ id }) {
       const [record, replays] = await Promise.all([sb.store.getEvent(id), sb.store.listReplays(id)]);
       if (!record) throw eventNotFound(id);
-      return { event: toEventDetail(record, await sb.store.attemptLog(record)), replays: replays.map(toWireReplay) };
+      const notes = await sb.store.shapes.notes(id);
+      return { event: toEventDetail(record, await sb.store.attemptLog(record), notes), replays: replays.map(toWireReplay) };
     },
 
     async replayEvent(input) {

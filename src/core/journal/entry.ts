@@ -54,6 +54,7 @@ export function entryFor(event: JournalEvent): Entry {
     payload_size: event.payload.byteLength,
     received_at: event.received_at,
     attempts: 1,
+    drift: false, // not shaped yet (DESIGN §16): the tracker reads it once it is stored
   };
   const entry: Entry = {
     event,

@@ -52,9 +52,9 @@ export function registerEventResources(mcp: McpServer, deps: McpDeps): EventReso
       const text = String(variables.id);
       const id = /^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : null;
       if (id === null) throw new McpError(RESOURCE_NOT_FOUND, `${uri.href} names no event: an event id is a positive whole number`);
-      const record = await deps.store.getEvent(id);
+      const [record, notes] = await Promise.all([deps.store.getEvent(id), deps.store.shapes.notes(id)]);
       if (!record) throw new McpError(RESOURCE_NOT_FOUND, eventNotFound(id).message);
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(boundedEventDetail(record, DEFAULT_MAX_PAYLOAD_BYTES, await deps.store.attemptLog(record))) }] };
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(boundedEventDetail(record, DEFAULT_MAX_PAYLOAD_BYTES, await deps.store.attemptLog(record), notes)) }] };
     },
   );
 

@@ -9,6 +9,7 @@ import { registerListWebhookEventsTool } from './tools/list-webhook-events.js';
 import type { ActionLimiter } from '../rate-limit.js';
 import { registerReplayWebhookEventTool } from './tools/replay-webhook-event.js';
 import { registerRunSuiteTool } from './tools/run-suite.js';
+import { registerDescribeEventTypeTool } from './tools/describe-event-type.js';
 import { registerSendTestEventTool } from './tools/send-test-event.js';
 import { registerWaitForWebhookEventTool } from './tools/wait-for-webhook-event.js';
 
@@ -57,6 +58,7 @@ export function createMcpServer(deps: McpDeps, session: McpSessionState): Sessio
   registerListRejectionsTool(tools, deps);
   registerSendTestEventTool(tools, deps, session.actionLimiter);
   registerRunSuiteTool(tools, deps, session.actionLimiter);
+  registerDescribeEventTypeTool(tools, deps);
   const resources = registerEventResources(mcp, deps);
   return { mcp, dispose: () => resources.close() };
 }

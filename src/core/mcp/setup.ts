@@ -34,6 +34,9 @@ export function mcpDeps(sb: Services): McpDeps {
     get suites() {
       return sb.suites;
     },
+    get shapes() {
+      return sb.shapes;
+    },
     bus: sb.bus,
     providers: sb.providers,
     logger: sb.logger,

@@ -125,7 +125,7 @@ const OUTPUT_BOUNDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclus
 
 /**
  * An output schema as tools/list sends it: the shape (types, enums, required fields), without
- * the words and the bounds. Outputs were most of what tools/list weighs (14,482 of 23,324
+ * the words, the bounds and the closing of objects. Outputs were most of what tools/list weighs (14,482 of 23,324
  * characters for seven tools), while their field names say what they hold; the meanings are in
  * the tool descriptions, docs/mcp.md and the EventSummary / EventDetail sections of the spec.
  */
@@ -135,6 +135,9 @@ function outputShape(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if ((key === 'description' && typeof value === 'string') || (OUTPUT_BOUNDS.has(key) && typeof value === 'number')) continue;
+    // `additionalProperties: false` on what the server answers guards nothing a client sends,
+    // and a field added later must not fail an older client's check.
+    if (key === 'additionalProperties' && value === false) continue;
     if (DATA_KEYWORDS.has(key)) out[key] = value;
     else if (SCHEMA_MAPS.has(key)) out[key] = mapValues(value, outputShape);
     else out[key] = outputShape(value);

@@ -13,8 +13,11 @@ export const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'Y
 
 // The output column `received_at` is text: ORDER BY and WHERE must name events.received_at, or
 // ORDER BY sorts by the text alias (a Seq Scan and a sort of every row instead of the index).
+// `drift`: the shape tracker marked the event (DESIGN §16): one primary-key probe of event_shapes
+// per row — a scalar subquery with LIMIT, which the planner cannot turn into a hash of the table.
 export const SUMMARY_COLUMNS = `events.id, events.provider, events.family, events.event_type, events.external_id, events.origin,
-  events.trust_mode, events.verified, events.payload_size, ${iso('events.received_at')} AS received_at, events.attempts`;
+  events.trust_mode, events.verified, events.payload_size, ${iso('events.received_at')} AS received_at, events.attempts,
+  (SELECT true FROM event_shapes WHERE event_shapes.event_id = events.id AND event_shapes.drift IS NOT NULL LIMIT 1) IS NOT NULL AS drift`;
 export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, events.verify_detail, events.content_type, events.source_ip, events.headers, events.payload`;
 /**
  * An export's: payloads as base64 text — PGlite's JS parser of bytea results is ~0.5 ms per KB
@@ -99,6 +102,7 @@ export function toSummary(row: SummaryRow): EventSummary {
     payload_size: Number(row.payload_size),
     received_at: row.received_at,
     attempts: Number(row.attempts ?? 1),
+    drift: row.drift === true,
   };
 }
 

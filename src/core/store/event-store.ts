@@ -11,6 +11,7 @@ import { JournalSide } from './journal-side.js';
 import { DEFAULT_MAX_REJECTIONS, Rejections } from './rejections.js';
 import { Replays } from './replays.js';
 import { Retention } from './retention.js';
+import { Shapes } from './shapes.js';
 import type { SearchTuning } from './search.js';
 import type { SqlClient } from './sql-client.js';
 import { readActivity, type ActivityRecord } from './provider-activity.js';
@@ -47,6 +48,8 @@ export class EventStore {
   private readonly retention: Retention;
   private readonly exports: ExportImport;
   private readonly team: TeamNotify;
+  /** Shapes of event types and the tracker's notes on events (DESIGN §16): the faces' reads. */
+  readonly shapes: Shapes;
   /** What the ingest journal calls to apply its records and check redeliveries (src/core/journal). */
   readonly journalSide: JournalSide;
   private journal: (JournalPort & { close(): Promise<void> }) | null = null;
@@ -69,6 +72,7 @@ export class EventStore {
     this.retention = new Retention(this.ctx, this.rejections);
     this.exports = new ExportImport(this.ctx);
     this.journalSide = new JournalSide(this.ctx.db);
+    this.shapes = new Shapes(this.ctx);
   }
 
   /** The database's foreground and background lanes (DESIGN §17): background jobs run their slices here. */

@@ -214,7 +214,8 @@ export class Events {
     this.ctx.journal?.forgetStoredKeys();
     await this.ctx.db
       .transaction(async (tx) => {
-        await tx.exec('DELETE FROM events; DELETE FROM event_search; DELETE FROM rejections;');
+        // Shapes go with the events they were made of (the event notes by cascade); generation tells the tracker.
+        await tx.exec('DELETE FROM events; DELETE FROM event_search; DELETE FROM rejections; DELETE FROM shapes; UPDATE shape_state SET generation = generation + 1;');
       })
       .finally(() => this.ctx.journal?.forgetStoredKeys());
   }

@@ -57,6 +57,7 @@ export function listConditions(query: EventQuery, from?: Cursor): Conditions {
   const c = new Conditions();
   addEventFilters(c, { ...query, since: query.since_time, until: query.until_time });
   if (query.after_id !== undefined) c.add((p) => `events.id > ${p}`, query.after_id);
+  if (query.drift !== undefined) c.where.push(`${query.drift ? '' : 'NOT '}EXISTS (${DRIFTED})`);
   if (from) c.where.push(`(events.received_at, events.id) < (${c.param(from.received_at)}::timestamptz, ${c.param(from.id)})`);
   else if (query.cursor !== undefined) addCursor(c, 'events', 'received_at', query.cursor);
   return c;
@@ -67,9 +68,32 @@ export function listConditions(query: EventQuery, from?: Cursor): Conditions {
  * (migrations/0001–0003; test/core/store/query-plans.test.ts EXPLAINs each combination).
  */
 export function eventListStep(query: EventQuery): SqlStep {
+  if (query.drift === true) return driftListStep(query);
   const c = listConditions(query);
   const limit = c.param(query.limit + 1);
   return { sql: `SELECT ${SUMMARY_COLUMNS} FROM events ${c.sql()} ${NEWEST_FIRST} LIMIT ${limit}`, params: c.params };
+}
+
+const DRIFTED = 'SELECT 1 FROM event_shapes WHERE event_shapes.event_id = events.id AND event_shapes.drift IS NOT NULL';
+
+/**
+ * The list of drifted events (DESIGN §16): walked from event_shapes' partial index of drifted
+ * events, newest first, each joined to its event by primary key — drift is rare, so walking the
+ * events and probing each would read most of the log for one page.
+ */
+function driftListStep(query: EventQuery): SqlStep {
+  const c = listConditions({ ...query, drift: undefined, cursor: undefined });
+  c.where.push('event_shapes.drift IS NOT NULL');
+  if (query.cursor !== undefined) {
+    const cursor = decodeCursor(query.cursor);
+    c.where.push(`(event_shapes.received_at, event_shapes.event_id) < (${c.param(cursor.received_at)}::timestamptz, ${c.param(cursor.id)})`);
+  }
+  const limit = c.param(query.limit + 1);
+  return {
+    sql: `SELECT ${SUMMARY_COLUMNS} FROM event_shapes JOIN events ON events.id = event_shapes.event_id ${c.sql()}
+          ORDER BY event_shapes.received_at DESC, event_shapes.event_id DESC LIMIT ${limit}`,
+    params: c.params,
+  };
 }
 
 /** The journal's filter load: stored keys in primary-key order. */

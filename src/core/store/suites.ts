@@ -13,7 +13,7 @@ import { MAX_DETAIL_CHARS, storableHeaders, storableOrNull, storableText } from 
  */
 
 /** A case as it is saved: an event's fields, copied. */
-export interface NewSuiteCase extends Omit<EventRecord, 'id' | 'payload_size' | 'attempts'> {
+export interface NewSuiteCase extends Omit<EventRecord, 'id' | 'payload_size' | 'attempts' | 'drift'> {
   source_event_id: number | null;
   /** The provider's kind when the case was made, if known. */
   kind: string | null;

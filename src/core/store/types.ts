@@ -80,6 +80,8 @@ export interface EventQuery {
   until_time?: string;
   /** Only events with a greater id. */
   after_id?: number;
+  /** true: only events the shape tracker marked as drifting from their type's shape; false: only the others (DESIGN §16). */
+  drift?: boolean;
   limit: number;
   cursor?: string;
 }

@@ -248,7 +248,7 @@ export class SuiteService {
         const kind = record.kind ?? this.deps.providers.config(record.provider)?.kind;
         if (kind) providers[record.provider] ??= kind;
         const { position, kind: _kind, source_event_id, expectation, ...event } = record;
-        const exported = exportedEvent({ ...event, id: source_event_id ?? position, attempts: 1 });
+        const exported = exportedEvent({ ...event, id: source_event_id ?? position, attempts: 1, drift: false });
         const { id: _id, ...withoutId } = exported;
         lines.push(caseLine(position, source_event_id === null ? withoutId : exported, expectation, suite.compare_headers));
       }

@@ -8,9 +8,10 @@ import { ConnectScreen } from './screens/connect-screen';
 import { EventsScreen } from './screens/events-screen';
 import { ProvidersScreen } from './screens/providers-screen';
 import { SettingsScreen } from './screens/settings-screen';
+import { ShapesScreen } from './screens/shapes-screen';
 import { SuitesScreen } from './screens/suites-screen';
 
-const LABELS: Record<Screen, string> = { events: 'Events', providers: 'Providers', connect: 'Connect', settings: 'Settings', suites: 'Suites' };
+const LABELS: Record<Screen, string> = { events: 'Events', providers: 'Providers', connect: 'Connect', settings: 'Settings', suites: 'Suites', shapes: 'Shapes' };
 
 export function App({ client }: { client: Client }) {
   return (
@@ -144,6 +145,7 @@ function Shell() {
             {screen === 'connect' && <ConnectScreen />}
             {screen === 'settings' && <SettingsScreen />}
             {screen === 'suites' && <SuitesScreen />}
+            {screen === 'shapes' && <ShapesScreen />}
           </main>
         )}
       </div>

@@ -190,6 +190,7 @@ describe('server', () => {
       'list_rejections',
       'send_test_event',
       'run_suite',
+      'describe_event_type',
     ]);
     expect(tools.length).toBeLessThanOrEqual(9);
     for (const tool of tools) {

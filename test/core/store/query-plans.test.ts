@@ -218,6 +218,22 @@ describe.each(backends)('query plans on $name', (backend) => {
     expect([...searchPaths].sort()).toEqual(['index', 'walk']);
   }, 300_000);
 
+  it('lists drifted events (DESIGN §16) from event_shapes, events by primary key, with filters and a cursor', async (context) => {
+    if (!available) return context.skip();
+    await client.exec(`INSERT INTO event_shapes (event_id, provider, event_type, received_at, drift)
+      SELECT events.id, events.provider, events.event_type, events.received_at, '[{"path":"x","change":"added"}]'::jsonb FROM events WHERE events.id % 997 = 0
+      ON CONFLICT DO NOTHING; ANALYZE event_shapes`);
+    for (const query of [{ limit: 50, drift: true }, { limit: 50, drift: true, provider: 'p1' }, { limit: 20, drift: true, cursor: encodeCursor(middle) }, { limit: 50, drift: true, event_type: 'type.3', since_time: '2026-01-01T00:05:00Z' }]) {
+      const { plan } = await explain(eventListStep(query));
+      // Driven by event_shapes (its partial index, or a scan of it while it is this small), events read by primary key.
+      expectIndexed(JSON.stringify(query), plan);
+      expect([...nodes(plan)].some((node) => node['Relation Name'] === 'event_shapes'), JSON.stringify(plan).slice(0, 2000)).toBe(true);
+    }
+    const rows = await client.query<{ id: number; drift: boolean }>(eventListStep({ limit: 5, drift: true }).sql, eventListStep({ limit: 5, drift: true }).params);
+    expect(rows.every((row) => row.drift === true)).toBe(true);
+    expect(rows.length).toBe(6); // limit + 1: the page and whether there is more
+  });
+
   it('pages by cursor, and with every filter at once, through an index', async (context) => {
     if (!available) return context.skip();
     await checkList({ limit: 200, cursor: encodeCursor({ received_at: '2026-01-01T11:06:39.000000Z', id: ROWS - 1 }) });

@@ -1,4 +1,5 @@
 import type { ToolSpec } from '../tool.js';
+import { DESCRIBE_EVENT_TYPE_TOOL } from './describe-event-type.js';
 import { GET_WEBHOOK_EVENT_TOOL } from './get-webhook-event.js';
 import { LIST_PROVIDERS_TOOL } from './list-providers.js';
 import { LIST_REJECTIONS_TOOL } from './list-rejections.js';
@@ -18,4 +19,5 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   LIST_REJECTIONS_TOOL,
   SEND_TEST_EVENT_TOOL,
   RUN_SUITE_TOOL,
+  DESCRIBE_EVENT_TYPE_TOOL,
 ] as readonly ToolSpec[];

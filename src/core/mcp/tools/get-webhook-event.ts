@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EventDetailSchema, REQUESTED_BY, type Attempt } from '../../../shared/events.js';
-import { cutBytes, toEventDetail } from '../../wire.js';
+import { cutBytes, toEventDetail, type ShapeNotes } from '../../wire.js';
 import { eventNotFound } from '../../errors.js';
 import type { EventRecord } from '../../store/types.js';
 import type { McpDeps } from '../deps.js';
@@ -69,6 +69,7 @@ export const GET_WEBHOOK_EVENT_TOOL: ToolSpec<typeof GetWebhookEventInputSchema,
       payload_size: 72,
       received_at: '2026-11-30T09:41:07.123456Z',
       attempts: 2,
+      drift: [],
       verify_detail: 'stripe v1 signature matched secret #1, timestamp skew 1 s',
       content_type: 'application/json; charset=utf-8',
       source_ip: '203.0.113.7',
@@ -97,10 +98,10 @@ export const GET_WEBHOOK_EVENT_TOOL: ToolSpec<typeof GetWebhookEventInputSchema,
 };
 
 /** An event with at most `maxPayloadBytes` of its payload (DESIGN §6: bounded output). */
-export function boundedEventDetail(record: EventRecord, maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES, attemptLog: Attempt[] = []): z.output<typeof BoundedEventDetailSchema> {
+export function boundedEventDetail(record: EventRecord, maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES, attemptLog: Attempt[] = [], notes?: ShapeNotes): z.output<typeof BoundedEventDetailSchema> {
   const payload = cutBytes(record.payload, maxPayloadBytes);
   return {
-    ...toEventDetail({ ...record, payload: new Uint8Array(0) }, attemptLog),
+    ...toEventDetail({ ...record, payload: new Uint8Array(0) }, attemptLog, notes),
     payload: payload.text,
     payload_encoding: payload.encoding,
     payload_truncated: payload.truncated,
@@ -109,10 +110,10 @@ export function boundedEventDetail(record: EventRecord, maxPayloadBytes = DEFAUL
 
 export function registerGetWebhookEventTool(server: ToolServer, deps: McpDeps): void {
   server.registerTool(GET_WEBHOOK_EVENT_TOOL, async ({ id, max_payload_bytes }) => {
-    const [record, replays] = await Promise.all([deps.store.getEvent(id), deps.store.listReplays(id, RECENT_REPLAYS)]);
+    const [record, replays, notes] = await Promise.all([deps.store.getEvent(id), deps.store.listReplays(id, RECENT_REPLAYS), deps.store.shapes.notes(id)]);
     if (!record) throw eventNotFound(id);
     return {
-      ...boundedEventDetail(record, max_payload_bytes, await deps.store.attemptLog(record)),
+      ...boundedEventDetail(record, max_payload_bytes, await deps.store.attemptLog(record), notes),
       replays: replays.map((replay) => ({
         id: replay.id,
         target_url: replay.target_url,

@@ -29,6 +29,7 @@ export const ListWebhookEventsInputSchema = z.strictObject({
     })
     .optional()
     .describe('an ISO-8601 time (received at or after it) or an event id (after it)'),
+  drift: z.boolean().optional().describe("true: only events that differ from their type's usual shape"),
   limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT).describe(`page size, 1–${MAX_LIST_LIMIT}`),
   cursor: CursorInputSchema.optional().describe('next_cursor of the previous page, unchanged'),
 });
@@ -75,6 +76,7 @@ export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSch
           payload_size: 2314,
           received_at: '2026-11-30T09:41:07.123456Z',
           attempts: 1,
+          drift: false,
           last_replay: { delivered: true, response_status: 400, requested_by: 'mcp', created_at: '2026-11-30T09:42:10.402113Z' },
         },
         {
@@ -89,6 +91,7 @@ export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSch
           payload_size: 2290,
           received_at: '2026-11-30T09:12:55.004211Z',
           attempts: 1,
+          drift: false,
           last_replay: null,
         },
       ],
@@ -98,7 +101,7 @@ export const LIST_WEBHOOK_EVENTS_TOOL: ToolSpec<typeof ListWebhookEventsInputSch
 };
 
 export function registerListWebhookEventsTool(server: ToolServer, deps: McpDeps): void {
-  server.registerTool(LIST_WEBHOOK_EVENTS_TOOL, async ({ provider, event_type, event_type_prefix, trust_mode, origin, external_id, search, since, limit, cursor }) => {
+  server.registerTool(LIST_WEBHOOK_EVENTS_TOOL, async ({ provider, event_type, event_type_prefix, trust_mode, origin, external_id, search, since, drift, limit, cursor }) => {
     await checkProviderFilter(deps, provider);
     const byId = typeof since === 'number' || (since !== undefined && EVENT_ID_TEXT.test(since));
     const stored = await deps.store.listEvents({
@@ -109,6 +112,7 @@ export function registerListWebhookEventsTool(server: ToolServer, deps: McpDeps)
       origin,
       external_id,
       search,
+      drift,
       // The text goes to SQL as is: a JavaScript Date would drop the microseconds.
       ...(since === undefined ? {} : byId ? { after_id: Number(since) } : { since_time: String(since) }),
       limit,

@@ -43,6 +43,7 @@ export const SEND_TEST_EVENT_TOOL: ToolSpec<typeof SendTestEventInputSchema, typ
         payload_size: 1893,
         received_at: '2026-06-01T09:41:07.123456Z',
         attempts: 1,
+        drift: false,
       },
     },
   },

@@ -56,6 +56,7 @@ export const WAIT_FOR_WEBHOOK_EVENT_TOOL: ToolSpec<typeof WaitForWebhookEventInp
         payload_size: 7410,
         received_at: '2026-11-30T09:44:31.000917Z',
         attempts: 1,
+        drift: false,
       },
     },
   },

@@ -4,7 +4,7 @@
  * reload. The fragment never reaches a server. The first load may carry the control token as
  * `#token=…` (what `switchboard serve` prints) or as one more param; the client takes it out.
  */
-export const SCREENS = ['events', 'providers', 'connect', 'settings', 'suites'] as const;
+export const SCREENS = ['events', 'providers', 'connect', 'settings', 'suites', 'shapes'] as const;
 export type Screen = (typeof SCREENS)[number];
 
 /** A fragment as a path (`/events`, or '' for the bare `#token=…` form) and its params. */

@@ -1,10 +1,12 @@
 import { useEffect, useState } from 'react';
+import type { EventTypeShape } from '../../../shared/shapes';
 import type { ApiOutput } from '../../../shared/api';
-import type { Replay } from '../../../shared/events';
+import type { EventDetail, Replay } from '../../../shared/events';
 import { useAppData } from '../app-data';
 import { BodyView } from '../components/body-view';
 import { CopyButton } from '../components/copy-button';
 import { Tabs } from '../components/tabs';
+import { DriftList, ShapeView, SpecViolations } from '../components/shape-view';
 import { EventTrustBadge } from '../components/trust-badge';
 import { formatBytes } from '../lib/bytes';
 import { buildCurl } from '../lib/curl';
@@ -32,7 +34,7 @@ export function EventDetailPane({
   const [error, setError] = useState<string | null>(null);
   const [replays, setReplays] = useState<Replay[]>([]);
   /** Body, headers and replay side by side as tabs: a replay's result shows without scrolling past the payload. */
-  const [section, setSection] = useState<'body' | 'headers' | 'replay'>(pendingReplay ? 'replay' : 'body');
+  const [section, setSection] = useState<'body' | 'headers' | 'replay' | 'shape'>(pendingReplay ? 'replay' : 'body');
   useEffect(() => {
     if (pendingReplay) setSection('replay');
   }, [pendingReplay]);
@@ -122,6 +124,7 @@ export function EventDetailPane({
               { id: 'body', label: 'Body' },
               { id: 'headers', label: `Headers (${Object.keys(event.headers).length})` },
               { id: 'replay', label: replays.length > 0 ? `Replay (${replays.length})` : 'Replay' },
+              { id: 'shape', label: event.drift.length > 0 ? 'Shape · DRIFT' : 'Shape' },
             ]}
             selected={section}
             onSelect={setSection}
@@ -154,6 +157,7 @@ export function EventDetailPane({
             <div hidden={section !== 'headers'}>
               <HeaderTable headers={event.headers} label="Request headers" />
             </div>
+            <div hidden={section !== 'shape'}>{section === 'shape' && <ShapeTab event={event} />}</div>
             {/* Always mounted: its settings are what `r` sends, whichever tab is shown. */}
             <div hidden={section !== 'replay'}>
               <ReplayPanel
@@ -171,5 +175,38 @@ export function EventDetailPane({
         </div>
       )}
     </aside>
+  );
+}
+
+/** The detail's Shape tab (DESIGN §16): this event's drift and spec violations, and its type's shape. */
+function ShapeTab({ event }: { event: EventDetail }) {
+  const { client } = useAppData();
+  const [shape, setShape] = useState<EventTypeShape | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => {
+    if (!event.event_type) return setProblem('This event has no type, so it has no shape.');
+    let current = true;
+    client.describeEventType({ provider: event.provider, event_type: event.event_type }).then(
+      (result) => current && setShape(result),
+      (failure: Error) => current && setProblem(failure.message),
+    );
+    return () => {
+      current = false;
+    };
+  }, [client, event.provider, event.event_type]);
+  return (
+    <div className="shape-tab">
+      {event.drift.length > 0 ? (
+        <div className="drift-here">
+          <h4>This event drifts from its type&apos;s shape</h4>
+          <DriftList marks={event.drift} />
+        </div>
+      ) : (
+        <p className="muted small">No drift: this event fits its type&apos;s shape (drift is judged once a type has 20 events).</p>
+      )}
+      {event.spec_violations && <SpecViolations violations={event.spec_violations} label="Breaks GitHub's published schema" />}
+      {problem && <p className="muted">{problem}</p>}
+      {shape && <ShapeView shape={shape} drift={event.drift} />}
+    </div>
   );
 }

@@ -7,6 +7,7 @@ import { useAppData } from '../app-data';
 import { CopyButton } from '../components/copy-button';
 import { EmptyEvents, NoProviders } from '../components/empty-states';
 import { SaveAsSuite } from '../components/save-as-suite';
+import { DriftBadge } from '../components/shape-view';
 import { OriginBadge } from '../components/send-test-event';
 import { AttemptsMark } from '../components/attempts';
 import { EventTrustBadge } from '../components/trust-badge';
@@ -653,6 +654,7 @@ export const EventRow = memo(function EventRow({
         </span>
         <OriginBadge origin={event.origin} />
         <AttemptsMark attempts={event.attempts} />
+        {event.drift && <DriftBadge />}
       </span>
       <span className="trust">
         <EventTrustBadge event={event} compact />
