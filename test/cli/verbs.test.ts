@@ -334,6 +334,7 @@ describe('replay: where it goes, edits, and scripts', () => {
 
   it('--chaos sends re-signed duplicates and prints each copy and the idempotency verdict; a copy that fails is exit 1 with --fail-on-non-2xx', async () => {
     let calls = 0;
+    consumer.reset(); // what earlier tests sent is not this test's
     consumer.respond = (_request, res) => {
       res.writeHead(calls++ === 0 ? 200 : 409).end();
     };
@@ -341,6 +342,7 @@ describe('replay: where it goes, edits, and scripts', () => {
       const run = await cli('replay', String(ids.push), '--to', consumer.url('/chaos'), '--chaos', 'duplicate=1,copies=1,after=0,seed=4', '--fail-on-non-2xx');
       expect(run.stdout).toMatch(/  200  .*\n.*  409  .*\(duplicate\)\nnot idempotent/);
       expect(run.code).toBe(1);
+      expect(consumer.requests).toHaveLength(2);
       for (const sent of consumer.requests) expect(await verify(SECRET, sent.body.toString(), sent.headers['x-hub-signature-256'] as string)).toBe(true);
       const bad = await cli('replay', String(ids.push), '--chaos', 'duplicate=2');
       expect(bad.code).toBe(2);

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Stripe from 'stripe';
 import type { Browser, Page } from 'playwright-core';
@@ -9,11 +11,13 @@ import { chromiumAvailable, launch, openPage, RENDERER_DIR, rendererBuilt } from
  * The delivery lab in the UI (DESIGN §15): the attempts mark in the Events list, the attempt
  * timeline in the detail, and the Providers form's answer rules with the quick "Fail the next N
  * deliveries" control — Chromium against a real switchboard, Stripe's library signing.
- * Screenshots at 1280 and 900 px go to docs/screenshots/.
+ * Screenshots at 1280 and 900 px go to docs/screenshots/ with SWITCHBOARD_SCREENSHOTS=1 (else to
+ * $TMPDIR/switchboard-e2e-shots/, so a test run never changes the checkout).
  */
 
 const run = chromiumAvailable() && rendererBuilt();
-const SHOTS = join(import.meta.dirname, '..', '..', 'docs', 'screenshots');
+const SHOTS = process.env.SWITCHBOARD_SCREENSHOTS ? join(import.meta.dirname, '..', '..', 'docs', 'screenshots') : join(tmpdir(), 'switchboard-e2e-shots');
+mkdirSync(SHOTS, { recursive: true });
 const STRIPE_SECRET = 'whsec_ui_lab_secret_0123456789abcdef';
 const stripe = new Stripe('sk_test_unused');
 

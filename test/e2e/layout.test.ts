@@ -133,6 +133,25 @@ describe.runIf(run)('the Events list beside the detail pane', () => {
     });
   }
 
+  for (const width of [1280, 900]) {
+    it(`keeps every screen's tab and the live lamp inside the top bar at ${width} px`, async () => {
+      const { page } = await openPage(browser, { width, height: 800 });
+      await page.goto(t.sb.url.ui);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      const bar = await page.locator('header.topbar').evaluate((header) => {
+        const right = header.getBoundingClientRect().right;
+        const links = [...header.querySelectorAll('nav a')].map((link) => ({ text: link.textContent, right: link.getBoundingClientRect().right }));
+        const lamp = header.querySelector('[role="status"]')!.getBoundingClientRect().right;
+        return { right, links, lamp, scrolls: header.scrollWidth > header.clientWidth + 0.5 };
+      });
+      expect(bar.links.map((link) => link.text)).toEqual(['Events', 'Providers', 'Connect', 'Settings', 'Suites', 'Shapes']);
+      for (const link of bar.links) expect(link.right, link.text ?? '').toBeLessThanOrEqual(bar.right);
+      expect(bar.lamp).toBeLessThanOrEqual(bar.right);
+      expect(bar.scrolls).toBe(false);
+      await page.context().close();
+    });
+  }
+
   it('keeps one line per row, every column, without the detail pane at 1280 px', async () => {
     const { page } = await openPage(browser, { width: 1280, height: 800 });
     await page.goto(t.sb.url.ui);

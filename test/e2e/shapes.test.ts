@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sign } from '@octokit/webhooks-methods';
 import type { Browser, Page } from 'playwright-core';
@@ -11,11 +12,13 @@ import { chromiumAvailable, launch, openPage, RENDERER_DIR, rendererBuilt } from
 /**
  * Shapes in the UI (DESIGN §9, §16): the DRIFT mark in the list, the detail's Shape tab, and the
  * Shapes screen, in Chromium against a real switchboard fed real (signed) GitHub payloads.
- * Screenshots at 1280 and 900 px go to docs/screenshots/.
+ * Screenshots at 1280 and 900 px go to docs/screenshots/ with SWITCHBOARD_SCREENSHOTS=1 (else to
+ * $TMPDIR/switchboard-e2e-shots/, so a test run never changes the checkout).
  */
 
 const run = chromiumAvailable() && rendererBuilt();
-const SHOTS = join(import.meta.dirname, '..', '..', 'docs', 'screenshots');
+const SHOTS = process.env.SWITCHBOARD_SCREENSHOTS ? join(import.meta.dirname, '..', '..', 'docs', 'screenshots') : join(tmpdir(), 'switchboard-e2e-shots');
+mkdirSync(SHOTS, { recursive: true });
 const SECRET = 'shapes-e2e-secret-0123456789';
 
 let t: TestSwitchboard;
