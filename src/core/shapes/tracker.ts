@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { BackgroundLoop } from '../store/background-loop.js';
 import { SliceSize, type DatabaseLanes } from '../store/foreground.js';
 import {
   loadShapes,
@@ -23,14 +24,13 @@ import { emptyShape, fieldsToJson, observe, shapeFromJson, type Shape } from './
  * The walking itself is JavaScript on this thread: bounded per event (payloads over
  * MAX_WALK_BYTES are counted as skipped, not parsed; paths ≤ 2,000; depth ≤ 16) and the loop
  * yields to the event loop between events, so a burst of large payloads never stalls a
- * delivery's answer. While deliveries keep arriving the tracker waits, as the indexer does.
+ * delivery's answer. While deliveries keep arriving the tracker waits, as the indexer does
+ * (background-loop.ts).
  */
 
 /** Payloads larger than this are not walked (counted in skipped_too_large). */
 export const MAX_WALK_BYTES = 1024 * 1024;
 const MAX_BATCH_ROWS = 200;
-const QUIET_MS = 250;
-const BUSY_WAIT_MS = 100;
 const POLL_MS = 2_000;
 /** Far behind, slices go in between the foreground's statements (as the search indexer's do). */
 const MAX_BEHIND = 50_000;
@@ -58,13 +58,9 @@ interface Held {
 const keyOf = (provider: string, eventType: string) => `${provider}\u0000${eventType}`;
 
 export class ShapeTracker {
-  private stopped = false;
-  private running: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
-  private caughtUp = false;
+  private readonly loop: BackgroundLoop;
   private shapedId = 0;
   private generation = -1;
-  private failures = 0;
   private stepping: Promise<unknown> = Promise.resolve();
   /** Shapes of the types seen lately, as in the database after the last step. */
   private held = new Map<string, Held>();
@@ -73,17 +69,26 @@ export class ShapeTracker {
   constructor(
     private readonly lanes: DatabaseLanes,
     private readonly options: ShapeTrackerOptions,
-  ) {}
-
-  start(): void {
-    this.running ??= this.run();
+  ) {
+    this.loop = new BackgroundLoop({
+      logger: options.logger,
+      ...(options.ingestBacklog ? { ingestBacklog: options.ingestBacklog } : {}),
+      ...(options.lastIngestAt ? { lastIngestAt: options.lastIngestAt } : {}),
+      behind: () => (this.options.newestId?.() ?? 0) - this.shapedId,
+      maxBehind: MAX_BEHIND,
+      pollMs: POLL_MS,
+      step: (urgent) => this.serial(undefined, urgent),
+      failed: (error) => `shapes: ${error.message}; trying again`,
+    });
   }
 
+  start(): void {
+    this.loop.start();
+  }
+
+  /** New events are stored: shape them when there is time. */
   wake(): void {
-    this.caughtUp = false;
-    const wake = this.wakeUp;
-    this.wakeUp = null;
-    wake?.();
+    this.loop.wake();
   }
 
   /** How far the shapes reach (tests, the benchmark). */
@@ -91,10 +96,8 @@ export class ShapeTracker {
     return this.shapedId;
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake();
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Shapes every stored event (tests and the benchmark; the loop does this by itself). */
@@ -102,32 +105,6 @@ export class ShapeTracker {
     await this.options.barrier?.(); // every event acknowledged so far is in the database
     while (!(await this.serial(MAX_BATCH_ROWS, true)).done) {
       // next step
-    }
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      const behind = (this.options.newestId?.() ?? 0) - this.shapedId;
-      const ingesting = performance.now() - (this.options.lastIngestAt?.() ?? -Infinity) < QUIET_MS;
-      if (((this.options.ingestBacklog?.() ?? 0) > 0 || ingesting) && behind < MAX_BEHIND) {
-        await this.sleep(BUSY_WAIT_MS);
-        continue;
-      }
-      let done: boolean;
-      try {
-        done = (await this.serial(undefined, behind >= MAX_BEHIND)).done;
-        this.failures = 0;
-      } catch (error) {
-        if (this.stopped) return;
-        this.failures++;
-        if (this.failures === 1) this.options.logger.warn(`shapes: ${(error as Error).message}; trying again`);
-        await this.sleep(Math.min(POLL_MS, 100 * 2 ** this.failures));
-        continue;
-      }
-      if (done) {
-        this.caughtUp = true;
-        await this.sleep(POLL_MS);
-      } else await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
@@ -254,17 +231,6 @@ export class ShapeTracker {
     };
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = done;
-    });
-  }
 }
 
 function cloneShape(shape: Shape): Shape {

@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
 import { searchDoc } from './columns.js';
+import { BackgroundLoop } from './background-loop.js';
 import { SliceSize, type DatabaseLanes } from './foreground.js';
 import type { SqlClient } from './sql-client.js';
 
@@ -16,8 +17,8 @@ import type { SqlClient } from './sql-client.js';
  *   migrations/0007 the whole log is indexed again; newest first, so the events a developer
  *   searches for are indexed within seconds). A search reads what is not indexed yet directly.
  *
- * Ingest comes first: while deliveries keep arriving (one in the last QUIET_MS) or the journal
- * has events waiting to be applied, the indexer waits — unless it is more than MAX_TAIL events
+ * Ingest comes first (background-loop.ts): while deliveries keep arriving or the journal has
+ * events waiting to be applied, the indexer waits — unless it is more than MAX_TAIL events
  * behind, because a search reads the unindexed tail directly and a long tail makes searches
  * slow; then its slices go in between the foreground's statements (urgent). Idle, it sleeps
  * until woken (an applied batch) or POLL_MS (PostgreSQL: events indexed in their insert
@@ -27,8 +28,6 @@ import type { SqlClient } from './sql-client.js';
 /** The most rows one statement indexes (tests and catchUp use it as the batch). */
 export const SEARCH_INDEX_BATCH_ROWS = 200;
 const MAX_TAIL = 50_000;
-const QUIET_MS = 250;
-const BUSY_WAIT_MS = 100;
 const POLL_MS = 5_000;
 
 export interface SearchIndexerOptions {
@@ -42,33 +41,39 @@ export interface SearchIndexerOptions {
 }
 
 export class SearchIndexer {
-  private stopped = false;
-  private wakeUp: (() => void) | null = null;
-  private running: Promise<void> | null = null;
+  private readonly loop: BackgroundLoop;
   private indexedId = 0;
   /** Until a backfill step says otherwise, one may be under way (migrations/0007). */
   private backfillPending = true;
   /** The last tail step came back short: nothing new since, unless woken. */
   private tailCaughtUp = false;
-  private failures = 0;
   private readonly tailSlice = new SliceSize({ initialRows: 20, maxRows: SEARCH_INDEX_BATCH_ROWS });
   private readonly backfillSlice = new SliceSize({ initialRows: 20, maxRows: SEARCH_INDEX_BATCH_ROWS });
 
   constructor(
     private readonly lanes: DatabaseLanes,
     private readonly options: SearchIndexerOptions,
-  ) {}
+  ) {
+    this.loop = new BackgroundLoop({
+      logger: options.logger,
+      ...(options.ingestBacklog ? { ingestBacklog: options.ingestBacklog } : {}),
+      ...(options.lastIngestAt ? { lastIngestAt: options.lastIngestAt } : {}),
+      behind: () => (this.options.newestId?.() ?? 0) - this.indexedId,
+      maxBehind: MAX_TAIL,
+      pollMs: POLL_MS,
+      step: (urgent) => this.slice(undefined, urgent),
+      failed: (error) => `search index: ${error.message}; searches read unindexed events directly meanwhile`,
+    });
+  }
 
   start(): void {
-    this.running ??= this.run();
+    this.loop.start();
   }
 
   /** New events are stored: index them when there is time. */
   wake(): void {
     this.tailCaughtUp = false;
-    const wake = this.wakeUp;
-    this.wakeUp = null;
-    wake?.();
+    this.loop.wake();
   }
 
   /** How far the tail index reaches (for tests and the benchmark). */
@@ -81,10 +86,8 @@ export class SearchIndexer {
     return this.backfillPending;
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake();
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Indexes until nothing is left, tail and backfill (tests and the benchmark; the loop does this by itself). */
@@ -122,42 +125,6 @@ export class SearchIndexer {
     );
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      const backlog = this.options.ingestBacklog?.() ?? 0;
-      const behind = (this.options.newestId?.() ?? 0) - this.indexedId;
-      const ingesting = performance.now() - (this.options.lastIngestAt?.() ?? -Infinity) < QUIET_MS;
-      if ((backlog > 0 || ingesting) && behind < MAX_TAIL) {
-        await this.sleep(BUSY_WAIT_MS);
-        continue;
-      }
-      let done: boolean;
-      try {
-        done = (await this.slice(undefined, behind >= MAX_TAIL)).done;
-        this.failures = 0;
-      } catch (error) {
-        if (this.stopped) return;
-        this.failures++;
-        if (this.failures === 1) this.options.logger.warn(`search index: ${(error as Error).message}; searches read unindexed events directly meanwhile`);
-        await this.sleep(Math.min(POLL_MS, 100 * 2 ** this.failures));
-        continue;
-      }
-      if (done) await this.sleep(POLL_MS);
-      else await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = done;
-    });
-  }
 }
 
 /**
