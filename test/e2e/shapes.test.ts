@@ -81,6 +81,16 @@ describe.runIf(run)('Shapes', () => {
     await page.setViewportSize({ width: 1280, height: 860 });
   }, 60_000);
 
+  it('narrows the list to the drifted events with "Drift only", kept in the address', async () => {
+    const rows = page.getByRole('listbox', { name: /Events/ }).getByRole('option');
+    await page.getByRole('checkbox', { name: 'Drift only' }).check();
+    await poll(() => rows.count()).toBe(1);
+    await poll(() => rows.nth(0).textContent()).toMatch(/DRIFT/);
+    expect(page.url()).toMatch(/drift=1/);
+    await page.getByRole('checkbox', { name: 'Drift only' }).uncheck();
+    await poll(() => rows.count()).toBe(22);
+  }, 60_000);
+
   it('lists types on the Shapes screen with fields, presence, drift history and the schema check', async () => {
     await page.getByRole('link', { name: 'Shapes' }).click();
     await page.getByRole('button', { name: /github push/ }).click();

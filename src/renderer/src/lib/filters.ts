@@ -8,12 +8,22 @@ export interface EventFilters {
   event_type: string;
   trust_mode: TrustMode | '';
   search: string;
+  /** Only events that drifted from their type's shape (DESIGN §16): the list's own filter. */
+  drift: boolean;
 }
 
-export const NO_FILTERS: EventFilters = { provider: '', event_type: '', trust_mode: '', search: '' };
+export const NO_FILTERS: EventFilters = { provider: '', event_type: '', trust_mode: '', search: '', drift: false };
 
 export function hasFilters(filters: EventFilters): boolean {
-  return filters.provider !== '' || filters.event_type.trim() !== '' || filters.trust_mode !== '' || filters.search.trim() !== '';
+  return filters.provider !== '' || filters.event_type.trim() !== '' || filters.trust_mode !== '' || filters.search.trim() !== '' || filters.drift;
+}
+
+/**
+ * The list's query: the filters export and "Save as suite" share (filtersToQuery), and the drift
+ * filter, which only the list takes.
+ */
+export function listQuery(filters: EventFilters): Omit<ApiInput<'listEvents'>, 'cursor' | 'limit'> {
+  return { ...filtersToQuery(filters), ...(filters.drift ? { drift: true } : {}) };
 }
 
 export function filtersToQuery(filters: EventFilters): Omit<ApiInput<'listEvents'>, 'cursor' | 'limit'> {
@@ -34,7 +44,8 @@ export function matchesFilters(event: EventSummary, filters: EventFilters): 'yes
   const type = filters.event_type.trim();
   if (type !== '' && !(event.event_type ?? '').startsWith(type)) return 'no';
   if (filters.trust_mode !== '' && event.trust_mode !== filters.trust_mode) return 'no';
-  if (filters.search.trim() !== '') return 'unknown';
+  // A new event is shaped after it is stored: whether it drifted, the server says later.
+  if (filters.search.trim() !== '' || filters.drift) return 'unknown';
   return 'yes';
 }
 
@@ -55,6 +66,7 @@ export function viewFromParams(params: URLSearchParams): EventsView {
       event_type: params.get(PARAM.event_type) ?? '',
       trust_mode: (TRUST_MODES as readonly string[]).includes(trust) ? (trust as TrustMode) : '',
       search: params.get(PARAM.search) ?? '',
+      drift: params.get('drift') === '1',
     },
     eventId: Number.isSafeInteger(id) && id > 0 ? id : null,
   };
@@ -62,10 +74,11 @@ export function viewFromParams(params: URLSearchParams): EventsView {
 
 export function viewToParams(view: EventsView): URLSearchParams {
   const params = new URLSearchParams();
-  for (const key of Object.keys(PARAM) as (keyof EventFilters)[]) {
+  for (const key of Object.keys(PARAM) as (keyof typeof PARAM)[]) {
     const value = view.filters[key].trim();
     if (value !== '') params.set(PARAM[key], value);
   }
+  if (view.filters.drift) params.set('drift', '1');
   if (view.eventId !== null) params.set('event', String(view.eventId));
   return params;
 }

@@ -14,7 +14,7 @@ import { EventTrustBadge } from '../components/trust-badge';
 import { formatBytes } from '../lib/bytes';
 import { shellQuote } from '../lib/curl';
 import { EventLog } from '../lib/event-log';
-import { filtersToQuery, hasFilters, matchesFilters, NO_FILTERS, viewFromParams, viewToParams, type EventFilters } from '../lib/filters';
+import { filtersToQuery, hasFilters, listQuery, matchesFilters, NO_FILTERS, viewFromParams, viewToParams, type EventFilters } from '../lib/filters';
 import { paramsFromHash, replaceView, screenFromHash } from '../lib/nav';
 import { formatListTime, msUntilTomorrow } from '../lib/time';
 import { formatCount, useActivity } from '../lib/activity';
@@ -87,7 +87,7 @@ export function EventsScreen() {
     loading.current = true;
     const mine = generation.current;
     try {
-      const page = await client.listEvents({ ...filtersToQuery(filtersRef.current), ...(log.nextCursor ? { limit: PAGE_SIZE, cursor: log.nextCursor } : { limit: FIRST_PAGE_SIZE }) });
+      const page = await client.listEvents({ ...listQuery(filtersRef.current), ...(log.nextCursor ? { limit: PAGE_SIZE, cursor: log.nextCursor } : { limit: FIRST_PAGE_SIZE }) });
       if (mine !== generation.current) return;
       log.appendPage(page.events, page.next_cursor, page.searched_back_to, page.index_progress);
       setLoadError(null);
@@ -178,7 +178,7 @@ export function EventsScreen() {
       clearTimeout(headCheck);
       headCheck = setTimeout(() => {
         const mine = generation.current;
-        void client.listEvents({ ...filtersToQuery(filtersRef.current), limit: PAGE_SIZE }).then((page) => {
+        void client.listEvents({ ...listQuery(filtersRef.current), limit: PAGE_SIZE }).then((page) => {
           if (mine !== generation.current) return;
           const top = log.topId();
           buffer.push(...page.events.filter((event) => event.id > top).reverse());
@@ -360,6 +360,10 @@ export function EventsScreen() {
                 </option>
               ))}
             </select>
+          </label>
+          <label className="field check-field" title="Only events whose payload differs from their type's usual shape (Shapes)">
+            <input type="checkbox" checked={filters.drift} onChange={(event) => setFilters({ ...filters, drift: event.target.checked })} />
+            Drift only
           </label>
           {filtered && (
             <button
