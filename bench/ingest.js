@@ -108,9 +108,9 @@ async function load(url, connections = CONNECTIONS, redeliver = null, body = BOD
  * the checkout whose built core runs: `BENCH_BASELINE_ROOT` names an older one (built with
  * `npm run build:core`), measured beside this one in the same rounds.
  */
-async function startServe(extraArgs, env = {}, cwd = root) {
+async function startServe(extraArgs, env = {}, cwd = root, answer = undefined) {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchboard-bench-'));
-  await writeFile(join(dataDir, 'config.json'), JSON.stringify({ providers: [{ name: 'github', kind: 'github', secrets: [{ env: 'BENCH_SECRET' }] }] }));
+  await writeFile(join(dataDir, 'config.json'), JSON.stringify({ providers: [{ name: 'github', kind: 'github', secrets: [{ env: 'BENCH_SECRET' }], ...(answer ? { answer } : {}) }] }));
   const sb = await startChild(
     ['bin/switchboard.js', 'serve', '--data-dir', dataDir, '--port', '0', '--control-port', '0', ...extraArgs],
     { BENCH_SECRET: SECRET, ...env },
@@ -231,9 +231,13 @@ export async function benchIngest() {
   const direct = await startServe(['--quiet'], { SWITCHBOARD_JOURNAL: 'off' });
   const quiet = await startServe(['--quiet']);
   const streaming = await startServe([]);
+  // The delivery lab's and the shapes' costs (DESIGN §15 ≤ 3 %, §16 ≤ 5 %), beside `quiet` in the
+  // same rounds: a provider whose answer rules are all checked and none matches, and no shape upkeep.
+  const rules = await startServe(['--quiet'], {}, root, [{ when: { event_type: 'never.*' }, status: 503 }, { when: { path: 'ref', equals: 'refs/heads/never' }, status: 500 }]);
+  const noShapes = await startServe(['--quiet'], { SWITCHBOARD_SHAPES: 'off' });
   const baselineRoot = process.env.BENCH_BASELINE_ROOT;
   const baseline = baselineRoot ? await startServe(['--quiet'], {}, baselineRoot) : null;
-  const servers = [direct, quiet, streaming, ...(baseline ? [baseline] : [])];
+  const servers = [direct, quiet, streaming, rules, noShapes, ...(baseline ? [baseline] : [])];
   let printed = 0;
   try {
     for (const serve of servers) await load(`${serve.url}/webhooks/github`); // warm-up: JIT, PGlite buffers
@@ -268,8 +272,12 @@ export async function benchIngest() {
     await direct.stop();
     await quiet.stop();
     await streaming.stop();
+    await rules.stop();
+    await noShapes.stop();
     await baseline?.stop();
   }
+  results.rules = combine(rules.runs);
+  results.noShapes = combine(noShapes.runs);
   if (baseline) results.baseline = combine(baseline.runs);
   results.direct = combine(direct.runs);
   results.quiet = combine(quiet.runs);
@@ -306,6 +314,11 @@ export async function benchIngest() {
   console.log(row(`journal --quiet, ${results.liveCap.open} live streams open, ${CONNECTIONS} conns`, results.liveCap));
   console.log(`  (live streams: ${results.liveCap.open} open, ${results.liveCap.refused} of 2,000 refused with 429; ingest with the cap reached / without: ${(results.liveCap.perSecond / results.quiet.perSecond).toFixed(2)}×)`);
   console.log(`journal / bare throughput: ${(results.switchboard.perSecond / results.bare.perSecond).toFixed(2)}× (0.2: ${(results.direct.perSecond / results.bare.perSecond).toFixed(2)}×)`);
+  console.log(row(`journal --quiet, answer rules (none matching), ${CONNECTIONS} conns`, results.rules));
+  console.log(row(`journal --quiet, SWITCHBOARD_SHAPES=off, ${CONNECTIONS} conns`, results.noShapes));
+  const rulesCost = 1 - results.rules.perSecond / results.quiet.perSecond;
+  const shapesCost = 1 - results.quiet.perSecond / results.noShapes.perSecond;
+  console.log(`answer rules: throughput cost ${(rulesCost * 100).toFixed(1)} % (target ≤ 3 %) → ${rulesCost <= 0.03 ? 'met' : 'NOT met'}; shape upkeep: ${(shapesCost * 100).toFixed(1)} % (target ≤ 5 %) → ${shapesCost <= 0.05 ? 'met' : 'NOT met'}`);
   if (results.baseline) console.log(`this checkout / baseline (${baselineRoot}), journal --quiet: ${(results.quiet.perSecond / results.baseline.perSecond).toFixed(2)}× throughput, p99 ${results.quiet.p99} ms against ${results.baseline.p99} ms`);
   const cost = 1 - results.switchboard.perSecond / results.quiet.perSecond;
   console.log(`terminal stream (${ROUNDS} alternating rounds, means): ${results.streamedBytes} bytes printed for ${Math.round(results.switchboard.total * ROUNDS)} deliveries; throughput cost ${(cost * 100).toFixed(1)} % (target ≤ 5 %) → ${cost <= 0.05 ? 'met' : 'NOT met'}`);

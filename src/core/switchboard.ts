@@ -444,6 +444,9 @@ export class Switchboard implements Services {
       newestId: () => journal?.allocatedThrough ?? 0,
       lastIngestAt: () => journal?.lastSubmitAt ?? -Infinity,
     });
+    // SWITCHBOARD_SHAPES=off (diagnostic, like SWITCHBOARD_JOURNAL=off): no upkeep, for the
+    // ingest benchmark's side-by-side cost of it (DESIGN §16: ≤ 5 %).
+    if (process.env.SWITCHBOARD_SHAPES === 'off') return new modules.ShapeService(opened.store, tracker);
     const wake = () => tracker.wake();
     this.bus.on('event', wake);
     tracker.start();
