@@ -455,6 +455,7 @@ export const RunSuiteInputSchema = z.strictObject({
   target_url: inputText(MAX_URL_CHARS).optional().describe('default: the suite’s last target, else replay.default_target'),
   concurrency: z.number().int().min(1).max(SUITE_MAX_CONCURRENCY).optional().describe('cases in flight at once (default 1: one at a time, in order)'),
   accept: z.boolean().optional().describe('this run becomes the expectation (every case is sent twice to learn noise)'),
+  chaos: ChaosProfileSchema.optional().describe('reorder, delay and duplicate the cases (DESIGN §15); a seed is drawn and recorded when none is given'),
   requested_by: z.enum(API_CALLERS).optional(),
 });
 export const RunSuiteOutputSchema = z.object({ run: SuiteRunSchema.describe('running: follow it with getSuiteRun') });

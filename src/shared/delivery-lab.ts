@@ -148,3 +148,38 @@ export function parseChaosSpec(spec: string): ChaosProfileInput {
   if (Object.keys(duplicate).length > 0) profile.duplicate = duplicate;
   return profile;
 }
+
+/**
+ * A profile in the CLI spelling parseChaosSpec reads (what a suite run shows and stores on the
+ * wire): `duplicate=1,copies=2,after=100,reorder=5,delay=0-500,seed=42`, parts in that order,
+ * a duplicate always with its copies and after, a fixed delay as `delay=N`.
+ */
+export function formatChaosSpec(profile: ChaosProfile): string {
+  const parts: string[] = [];
+  if (profile.duplicate) parts.push(`duplicate=${profile.duplicate.probability}`, `copies=${profile.duplicate.copies}`, `after=${profile.duplicate.after_ms}`);
+  if (profile.reorder_window !== undefined) parts.push(`reorder=${profile.reorder_window}`);
+  if (profile.delay_ms) parts.push(`delay=${profile.delay_ms.min === profile.delay_ms.max ? profile.delay_ms.min : `${profile.delay_ms.min}-${profile.delay_ms.max}`}`);
+  if (profile.seed !== undefined) parts.push(`seed=${profile.seed}`);
+  return parts.join(',');
+}
+
+/** The profile with a seed: its own, or one drawn now (recorded, so the run can be repeated). */
+export function chaosWithSeed(profile: ChaosProfile, random: () => number = Math.random): ChaosProfile & { seed: number } {
+  return { ...profile, seed: profile.seed ?? Math.floor(random() * 2 ** 31) };
+}
+
+/**
+ * The CLI spelling, parsed and checked: the profile, or one line saying what is wrong (`label`
+ * names the option or field: `--chaos`, `chaos`).
+ */
+export function chaosFromSpec(spec: string, label = '--chaos'): { profile: ChaosProfile } | { error: string } {
+  let input: ChaosProfileInput;
+  try {
+    input = parseChaosSpec(spec);
+  } catch (error) {
+    return { error: (error as Error).message.replace('--chaos', label) };
+  }
+  const parsed = ChaosProfileSchema.safeParse(input);
+  if (!parsed.success) return { error: `${label}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'profile'}: ${issue.message}`).join('; ')}` };
+  return { profile: parsed.data };
+}

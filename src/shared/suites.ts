@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IDEMPOTENCY_VERDICTS } from './delivery-lab.js';
 import { OriginSchema, PAYLOAD_ENCODINGS, TrustModeSchema } from './events.js';
 
 /**
@@ -66,6 +67,7 @@ export const SuiteRunSchema = z.object({
   new: z.number().int().nonnegative(),
   learned_ignores: z.array(z.string()).describe('paths that differed between two sends of a case, added to the ignores'),
   warning: z.string().nullable(),
+  chaos: z.string().nullable().describe('the chaos profile it ran with, in the CLI spelling, seed included (DESIGN §15), e.g. "duplicate=1,copies=1,after=100,seed=7"'),
   started_at: z.string(),
   duration_ms: z.number().int().nullable(),
 });
@@ -97,6 +99,15 @@ export const SuiteCaseSchema = z.object({
 });
 export type SuiteCase = z.infer<typeof SuiteCaseSchema>;
 
+/** What a run's chaos profile did to one case (DESIGN §15). */
+export const CaseChaosSchema = z.object({
+  sent_order: z.number().int().positive().describe('its place in the order the run sent the cases (1: first)'),
+  reordered: z.boolean().describe('sent out of its suite position'),
+  delay_ms: z.number().int().nonnegative().describe('waited before its first send'),
+  duplicates: z.array(z.number().int().nullable()).describe("each duplicate's status, in order; null: no answer"),
+});
+export type CaseChaos = z.infer<typeof CaseChaosSchema>;
+
 export const CaseResultSchema = z.object({
   case: z.number().int().positive(),
   provider: z.string(),
@@ -111,6 +122,8 @@ export const CaseResultSchema = z.object({
   diff_truncated: z.boolean(),
   reason: z.string().nullable().describe('why a case failed, or how it was compared (a body over 64 KiB, …)'),
   warning: z.string().nullable().describe('e.g. sent unsigned: its provider has no secret'),
+  idempotency: z.enum(IDEMPOTENCY_VERDICTS).nullable().describe('with chaos duplicates: not_idempotent when the first send got a 2xx and a duplicate did not (the case is then changed)'),
+  chaos: CaseChaosSchema.nullable().describe('null: the run had no chaos profile'),
 });
 export type CaseResult = z.infer<typeof CaseResultSchema>;
 

@@ -273,6 +273,7 @@ function implement(sb: Services): Implementation {
         ...(input.target_url !== undefined ? { targetUrl: input.target_url } : {}),
         ...(input.concurrency !== undefined ? { concurrency: input.concurrency } : {}),
         ...(input.accept !== undefined ? { accept: input.accept } : {}),
+        ...(input.chaos !== undefined ? { chaos: input.chaos } : {}),
         requestedBy: input.requested_by ?? 'ui',
       });
       return { run };

@@ -1,4 +1,5 @@
-import type { Difference, RUN_STATUSES, Verdict } from '../../shared/suites.js';
+import type { ChaosProfile, IdempotencyVerdict } from '../../shared/delivery-lab.js';
+import type { CaseChaos, Difference, RUN_STATUSES, Verdict } from '../../shared/suites.js';
 import type { Answer } from '../../shared/suites.js';
 import type { SqlClient } from './sql-client.js';
 import { MAX_RESPONSE_BODY_BYTES } from '../../shared/events.js';
@@ -54,6 +55,8 @@ export interface SuiteRunRecord {
   new: number;
   learned_ignores: string[];
   warning: string | null;
+  /** The chaos profile as used, seed included (migrations/0011_suite_chaos.sql). */
+  chaos: ChaosProfile | null;
   started_at: string;
   duration_ms: number | null;
 }
@@ -73,6 +76,10 @@ export interface CaseResultRecord {
   diff_truncated: boolean;
   reason: string | null;
   warning: string | null;
+  /** With chaos duplicates (idempotencyVerdict). */
+  idempotency: IdempotencyVerdict | null;
+  /** What the run's chaos profile did to the case; null without one. */
+  chaos: CaseChaos | null;
 }
 
 /** A case's summary for lists (no payload). */
@@ -103,12 +110,12 @@ const CASE_CASTS: Partial<Record<(typeof CASE_COLUMNS)[number], string>> = { hea
 
 const RESULT_COLUMNS = [
   'run_id', 'position', 'provider', 'event_type', 'verdict', 'resigned', 'status', 'expected_status', 'response_ms', 'response_headers', 'body', 'body_size',
-  'body_sha256', 'diff', 'diff_truncated', 'reason', 'warning',
+  'body_sha256', 'diff', 'diff_truncated', 'reason', 'warning', 'idempotency', 'sent_order', 'reordered', 'delay_ms', 'duplicate_statuses',
 ] as const;
-const RESULT_CASTS: Partial<Record<(typeof RESULT_COLUMNS)[number], string>> = { response_headers: '::jsonb', body: '::bytea', diff: '::jsonb' };
+const RESULT_CASTS: Partial<Record<(typeof RESULT_COLUMNS)[number], string>> = { response_headers: '::jsonb', body: '::bytea', diff: '::jsonb', duplicate_statuses: '::jsonb' };
 
 const RUN_COLUMNS = `r.id, r.suite_id, s.name AS suite, r.target_url, r.status, r.requested_by, r.concurrency, r.total, r.accepted,
-  r.pass, r.changed, r.failed, r.new, r.learned_ignores, r.warning, ${iso('r.started_at')} AS started_at, r.duration_ms`;
+  r.pass, r.changed, r.failed, r.new, r.learned_ignores, r.warning, r.chaos, ${iso('r.started_at')} AS started_at, r.duration_ms`;
 
 type Row = Record<string, unknown>;
 
@@ -236,10 +243,10 @@ export class SuiteStore {
     return rows.map(toCase);
   }
 
-  async insertRun(run: { suiteId: number; targetUrl: string; requestedBy: string; concurrency: number; total: number }): Promise<SuiteRunRecord> {
+  async insertRun(run: { suiteId: number; targetUrl: string; requestedBy: string; concurrency: number; total: number; chaos?: ChaosProfile | null }): Promise<SuiteRunRecord> {
     const rows = await this.db.query<{ id: number | string }>(
-      `INSERT INTO suite_runs (suite_id, target_url, status, requested_by, concurrency, total) VALUES ($1, $2, 'running', $3, $4, $5) RETURNING id`,
-      [run.suiteId, run.targetUrl, run.requestedBy, run.concurrency, run.total],
+      `INSERT INTO suite_runs (suite_id, target_url, status, requested_by, concurrency, total, chaos) VALUES ($1, $2, 'running', $3, $4, $5, $6::jsonb) RETURNING id`,
+      [run.suiteId, run.targetUrl, run.requestedBy, run.concurrency, run.total, run.chaos ? JSON.stringify(run.chaos) : null],
     );
     return (await this.run(Number(rows[0]!.id)))!;
   }
@@ -264,6 +271,11 @@ export class SuiteStore {
       diff_truncated: result.diff_truncated,
       reason: storableOrNull(result.reason, MAX_DETAIL_CHARS),
       warning: storableOrNull(result.warning, MAX_DETAIL_CHARS),
+      idempotency: result.idempotency,
+      sent_order: result.chaos?.sent_order ?? null,
+      reordered: result.chaos?.reordered ?? null,
+      delay_ms: result.chaos?.delay_ms ?? null,
+      duplicate_statuses: result.chaos ? JSON.stringify(result.chaos.duplicates) : null,
     }));
     await insertRows(this.db, 'suite_case_results', RESULT_COLUMNS, RESULT_CASTS, rows, (row) => (row.body as Buffer | null)?.length ?? 0);
   }
@@ -347,7 +359,7 @@ export class SuiteStore {
     const columns = options.bodies
       ? 'r.*'
       : `r.run_id, r.position, r.provider, r.event_type, r.verdict, r.resigned, r.status, r.expected_status, r.response_ms, r.body_size, r.body_sha256,
-         r.diff, r.diff_truncated, r.reason, r.warning`;
+         r.diff, r.diff_truncated, r.reason, r.warning, r.idempotency, r.sent_order, r.reordered, r.delay_ms, r.duplicate_statuses`;
     const rows = await this.db.query<Row>(
       `SELECT ${columns} FROM suite_case_results r WHERE r.run_id = $1 ${options.position !== undefined ? 'AND r.position = $2' : ''} ORDER BY r.position`,
       options.position !== undefined ? [runId, options.position] : [runId],
@@ -510,6 +522,7 @@ function toRun(row: Row): SuiteRunRecord {
     new: Number(row.new),
     learned_ignores: asJson<string[]>(row.learned_ignores),
     warning: row.warning as string | null,
+    chaos: row.chaos === null || row.chaos === undefined ? null : asJson<ChaosProfile>(row.chaos),
     started_at: row.started_at as string,
     duration_ms: row.duration_ms === null ? null : Number(row.duration_ms),
   };
@@ -533,5 +546,10 @@ function toResult(row: Row, withBody: boolean): CaseResultRecord {
     diff_truncated: row.diff_truncated as boolean,
     reason: row.reason as string | null,
     warning: row.warning as string | null,
+    idempotency: (row.idempotency ?? null) as IdempotencyVerdict | null,
+    chaos:
+      row.sent_order === null || row.sent_order === undefined
+        ? null
+        : { sent_order: Number(row.sent_order), reordered: row.reordered === true, delay_ms: Number(row.delay_ms ?? 0), duplicates: asJson<(number | null)[]>(row.duplicate_statuses ?? []) },
   };
 }

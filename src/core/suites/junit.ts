@@ -1,10 +1,12 @@
+import type { IdempotencyVerdict } from '../../shared/delivery-lab.js';
 import type { Difference, Verdict } from '../../shared/suites.js';
 
 /**
  * JUnit XML for a suite run (DESIGN §14), the format every CI test reporter reads (GitHub
  * Actions reporters, GitLab's junit artifacts, Jenkins' junit step): one <testsuite> per suite,
  * one <testcase> per case; a `changed` case is a <failure> listing its differences, a `failed`
- * one an <error> with its cause. Event types and handler answers are sender-controlled: every
+ * one an <error> with its cause; a case the handler did not take twice (chaos duplicates,
+ * `not_idempotent`) is a <failure> of type not_idempotent with the reason. Event types and handler answers are sender-controlled: every
  * text is escaped, and characters XML 1.0 cannot hold are replaced, so the file always parses.
  */
 
@@ -20,6 +22,7 @@ export interface JunitCase {
   diff_truncated: boolean;
   reason: string | null;
   warning: string | null;
+  idempotency?: IdempotencyVerdict | null;
 }
 
 export interface JunitRun {
@@ -47,7 +50,13 @@ export function junitXml(run: JunitRun): string {
     const open = `    <testcase classname="${attr(run.suite)}" name="${attr(name)}" time="${seconds(result.ms ?? 0)}"`;
     const notes = [result.verdict === 'new' ? 'new: no expectation yet, this answer was not compared' : null, result.reason, result.warning].filter((note) => note !== null);
     const out = notes.length > 0 ? `      <system-out>${text(notes.join('\n'))}</system-out>` : null;
-    if (result.verdict === 'changed') {
+    if (result.verdict === 'changed' && result.idempotency === 'not_idempotent') {
+      const reason = result.reason ?? 'not idempotent: a duplicate did not get a 2xx';
+      const body = [reason, ...result.diff.map(describeDifference)].join('\n') + (result.diff_truncated ? '\n… more differences (50 listed)' : '');
+      lines.push(`${open}>`, `      <failure message="${attr(reason)}" type="not_idempotent">${text(body)}</failure>`);
+      if (result.warning) lines.push(`      <system-out>${text(result.warning)}</system-out>`);
+      lines.push('    </testcase>');
+    } else if (result.verdict === 'changed') {
       const message = `${result.diff.length}${result.diff_truncated ? '+' : ''} difference${result.diff.length === 1 ? '' : 's'}${result.status !== result.expected_status ? `, status ${result.expected_status} → ${result.status}` : ''}`;
       const body = result.diff.map(describeDifference).join('\n') + (result.diff_truncated ? '\n… more differences (50 listed)' : '');
       lines.push(`${open}>`, `      <failure message="${attr(message)}" type="changed">${text(body)}</failure>`);

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { REDACTED } from '../../shared/events.js';
+import { idempotencyVerdict, seededRandom, type ChaosProfile } from '../../shared/delivery-lab.js';
 import type { Verdict } from '../../shared/suites.js';
 import type { WebhookProvider } from '../provider-set.js';
-import { buildReplay, sendReplayRequest, type ReplaySource } from '../replay/replay.js';
+import { buildReplay, chaosPlan, sendReplayRequest, type ReplaySource } from '../replay/replay.js';
 import { checkTargetHost, TargetRefusedError } from '../replay/target-guard.js';
 import type { CaseResultRecord } from '../store/suites.js';
 import { ANSWER_BODY_BYTES, compareAnswers, learnNoise, type Answer, type CompareRules } from './compare.js';
@@ -16,8 +17,10 @@ import { ANSWER_BODY_BYTES, compareAnswers, learnNoise, type Answer, type Compar
  *
  * Cases are sent from the event loop, at most `concurrency` at once (1: one at a time, in
  * suite order); nothing here blocks on the database — storing a step's results overlaps the
- * sending of the next. What is sent when is decided in one place, planRun: the chaos profile
- * (§15: an order, extra duplicate sends, delays per case) is to be applied there.
+ * sending of the next. What is sent when is decided in one place, the run's RunPlanner: with a
+ * chaos profile (§15) it shuffles cases within windows, draws each case's delay and duplicates —
+ * all in suite order, from one seeded random, so the same seed gives the same run whatever the
+ * concurrency — and the workers only carry its decisions out.
  */
 
 /** A case ready to send: the event's copy, where it stands in the suite, and its expectation. */
@@ -42,6 +45,8 @@ export interface RunOptions {
   concurrency: number;
   /** Send every case twice and learn what differs (the run becomes the expectation). */
   learnNoise: boolean;
+  /** Reordering, delays and duplicates (DESIGN §15), its seed given or drawn by the caller (recorded on the run). */
+  chaos?: (ChaosProfile & { seed: number }) | null;
   rules: CompareRules;
   /**
    * Made for this run alone (guardedAgent) and closed after it: its connections are kept between
@@ -73,15 +78,86 @@ export interface RunTotals {
   cancelled: boolean;
 }
 
-/** What one case's sends look like in a run: chaos (§15) adds its order, duplicates and delays here. */
+/** What one case's sends look like in a run. */
 export interface PlannedCase {
-  index: number;
   /** 2 when the run learns noise: sent twice, back to back. */
   sends: number;
+  /** What the chaos profile decided for it; null without one. */
+  chaos: PlannedChaos | null;
 }
 
-export function planRun(count: number, options: { learnNoise: boolean }): PlannedCase[] {
-  return Array.from({ length: count }, (_, index) => ({ index, sends: options.learnNoise ? 2 : 1 }));
+export interface PlannedChaos {
+  /** Its place in the order the run sends the cases, from 1. */
+  sentOrder: number;
+  /** Sent out of its suite position (its reorder window was shuffled). */
+  reordered: boolean;
+  /** Waited before its first send. */
+  delayMs: number;
+  /** Duplicates sent after it, `afterMs` apart. */
+  copies: number;
+  afterMs: number;
+}
+
+/**
+ * Decides what a run sends when (DESIGN §14, §15), made once per run: cases go in (`take`, a
+ * step at a time, in suite order) and come out in the order to send them, each with its sends.
+ * With `reorder_window` N the cases are held until a window of N (by suite position, across
+ * steps) is complete, then shuffled; `finish` gives the last, shorter window. Every draw is made
+ * here, in a fixed order — a window's shuffle, then each of its cases' delay and duplicates in
+ * suite order — so the same seed gives the same decisions however the cases are paged or sent.
+ */
+export class RunPlanner<T> {
+  private readonly random: (() => number) | null;
+  private held: T[] = [];
+  private sent = 0;
+
+  /** Cases waiting for the rest of their reorder window. */
+  get holding(): boolean {
+    return this.held.length > 0;
+  }
+
+  constructor(private readonly options: { learnNoise: boolean; chaos?: (ChaosProfile & { seed: number }) | null }) {
+    this.random = options.chaos ? seededRandom(options.chaos.seed) : null;
+  }
+
+  take(items: readonly T[]): { item: T; planned: PlannedCase }[] {
+    const window = this.options.chaos?.reorder_window ?? 1;
+    const out: { item: T; planned: PlannedCase }[] = [];
+    for (const item of items) {
+      this.held.push(item);
+      if (this.held.length >= window) out.push(...this.release());
+    }
+    return out;
+  }
+
+  /** The end of the suite: the cases still held, as a last window. */
+  finish(): { item: T; planned: PlannedCase }[] {
+    return this.held.length > 0 ? this.release() : [];
+  }
+
+  private release(): { item: T; planned: PlannedCase }[] {
+    const batch = this.held;
+    this.held = [];
+    const sends = this.options.learnNoise ? 2 : 1;
+    const chaos = this.options.chaos;
+    if (!chaos || !this.random) return batch.map((item) => ({ item, planned: { sends, chaos: null } }));
+    const order = batch.length > 1 && chaos.reorder_window !== undefined ? shuffle(batch.length, this.random) : batch.map((_, index) => index);
+    const plans = batch.map(() => chaosPlan(chaos, this.random!));
+    return order.map((from, at) => ({
+      item: batch[from]!,
+      planned: { sends, chaos: { sentOrder: ++this.sent, reordered: from !== at, delayMs: plans[from]!.delayMs, copies: plans[from]!.copies, afterMs: plans[from]!.afterMs } },
+    }));
+  }
+}
+
+/** Fisher–Yates over 0…count-1 (the same draws as forward rules' reordering). */
+function shuffle(count: number, random: () => number): number[] {
+  const out = Array.from({ length: count }, (_, index) => index);
+  for (let index = out.length - 1; index > 0; index--) {
+    const other = Math.floor(random() * (index + 1));
+    [out[index], out[other]] = [out[other]!, out[index]!];
+  }
+  return out;
 }
 
 const REDACTED_BYTES = Buffer.from(REDACTED);
@@ -118,7 +194,8 @@ export async function runCases(steps: AsyncIterable<RunCase[]> | Iterable<RunCas
     refused = error;
   }
   const iterator = Symbol.asyncIterator in steps ? steps[Symbol.asyncIterator]() : steps[Symbol.iterator]();
-  const queue: { step: StepState; source: RunCase; planned: PlannedCase }[] = [];
+  const planner = new RunPlanner<{ step: StepState; source: RunCase; index: number }>({ learnNoise: options.learnNoise, chaos: options.chaos ?? null });
+  const queue: { item: { step: StepState; source: RunCase; index: number }; planned: PlannedCase }[] = [];
   const sending: StepState[] = [];
   let exhausted = false;
   let loading: Promise<void> | null = null;
@@ -127,6 +204,9 @@ export async function runCases(steps: AsyncIterable<RunCase[]> | Iterable<RunCas
   /** The first failure to read or store a step: the run stops there. */
   let storeFailed: unknown = null;
   let storedOne: (() => void) | null = null;
+  /** Workers with nothing to take, woken when a case ends or a step is read. */
+  const idle: (() => void)[] = [];
+  const wake = () => idle.splice(0).forEach((resolve) => resolve());
 
   const flushFinished = () => {
     while (sending[0] && sending[0].left === 0) {
@@ -140,23 +220,26 @@ export async function runCases(steps: AsyncIterable<RunCase[]> | Iterable<RunCas
           storedOne?.();
         });
     }
+    wake();
   };
   const load = async () => {
     while (unstored >= STEPS_UNSTORED && storeFailed === null) await new Promise<void>((resolve) => (storedOne = resolve));
     const next = await iterator.next();
     if (next.done) {
+      queue.push(...planner.finish());
       exhausted = true;
       return;
     }
     const step: StepState = { outcomes: new Array(next.value.length), left: next.value.length };
     sending.push(step);
-    for (const planned of planRun(next.value.length, { learnNoise: options.learnNoise })) queue.push({ step, source: next.value[planned.index]!, planned });
+    queue.push(...planner.take(next.value.map((source, index) => ({ step, source, index }))));
     flushFinished();
   };
   const take = async () => {
     for (;;) {
       if (options.signal?.aborted || storeFailed !== null) return null;
-      if (!exhausted && !loading && sending.length <= STEPS_AHEAD) {
+      // An empty queue reads on whatever is ahead: the planner may hold a reorder window's first cases until its last are read.
+      if (!exhausted && !loading && (sending.length <= STEPS_AHEAD || (queue.length === 0 && planner.holding))) {
         // A case that cannot be read ends the run like a step that cannot be stored.
         loading = load()
           .catch((error: unknown) => void ((storeFailed ??= error), (exhausted = true)))
@@ -165,14 +248,21 @@ export async function runCases(steps: AsyncIterable<RunCase[]> | Iterable<RunCas
       const item = queue.shift();
       if (item) return item;
       if (exhausted && !loading) return null;
-      await loading;
+      // Nothing to read yet (the steps ahead are in flight): wait for a case to end rather than spin.
+      await (loading ?? new Promise<void>((resolve) => idle.push(resolve)));
     }
   };
   const worker = async () => {
-    for (let item = await take(); item; item = await take()) {
-      const outcome = await runCase(item.source, item.planned, options, refused);
-      item.step.outcomes[item.planned.index] = outcome;
+    for (let next = await take(); next; next = await take()) {
+      const { item, planned } = next;
+      const outcome = await runCase(item.source, planned, options, refused);
       item.step.left--;
+      // Cancelled while it waited its chaos delay: not sent, not a result.
+      if (outcome === null) {
+        flushFinished();
+        continue;
+      }
+      item.step.outcomes[item.index] = outcome;
       totals.counts[outcome.verdict]++;
       totals.done++;
       for (const path of outcome.learned) learned.add(path);
@@ -199,10 +289,15 @@ interface Sent {
   warning: string | null;
 }
 
-async function runCase(source: RunCase, planned: PlannedCase, options: RunOptions, refused: TargetRefusedError | null): Promise<CaseOutcome> {
-  const base = { position: source.position, provider: source.provider, event_type: source.event_type, expected_status: source.expectation?.status ?? null, learned: [] as string[] };
+async function runCase(source: RunCase, planned: PlannedCase, options: RunOptions, refused: TargetRefusedError | null): Promise<CaseOutcome | null> {
+  const facts = planned.chaos ? { sent_order: planned.chaos.sentOrder, reordered: planned.chaos.reordered, delay_ms: 0, duplicates: [] as (number | null)[] } : null;
+  const base = { position: source.position, provider: source.provider, event_type: source.event_type, expected_status: source.expectation?.status ?? null, learned: [] as string[], idempotency: null, chaos: facts };
   if (refused) {
     return { ...base, verdict: 'failed', resigned: false, answer: null, response_ms: null, diff: [], diff_truncated: false, reason: `refused by the target guard, nothing sent: ${refused.message} (${refused.hint})`, warning: null };
+  }
+  if (planned.chaos && planned.chaos.delayMs > 0) {
+    if (!(await pause(planned.chaos.delayMs, options.signal))) return null;
+    facts!.delay_ms = planned.chaos.delayMs;
   }
   const first = await send(source, options);
   const warnings = [first.warning];
@@ -224,22 +319,58 @@ async function runCase(source: RunCase, planned: PlannedCase, options: RunOption
       }
     }
   }
+  // Chaos duplicates (§15): each re-signed afresh, the event's delivery-id headers kept; the comparison is the first send's alone.
+  const copies: Sent[] = [];
+  for (let copy = 0; copy < (planned.chaos?.copies ?? 0); copy++) {
+    if (!(await pause(planned.chaos!.afterMs, options.signal))) break;
+    const sent = await send(source, options);
+    copies.push(sent);
+    facts!.duplicates.push(sent.answer?.status ?? null);
+  }
+  const idempotency = copies.length > 0 ? idempotencyVerdict([first.answer?.status ?? null, ...copies.map((copy) => copy.answer?.status ?? null)]) : null;
+  const notIdempotent = idempotency === 'not_idempotent' ? idempotencyReason(first.answer!.status, copies) : null;
   const warning = warnings.filter((text) => text !== null).join('; ') || null;
-  const sent = { resigned: first.resigned, answer: first.answer, response_ms: first.ms, warning };
+  const sent = { resigned: first.resigned, answer: first.answer, response_ms: first.ms, warning, idempotency };
+  const join = (...notes: (string | null)[]) => notes.filter((note) => note !== null).join('; ') || null;
   if (!first.answer) return { ...base, ...sent, verdict: 'failed', diff: [], diff_truncated: false, reason: first.error ?? 'no answer', learned };
   if (!source.expectation) {
-    return { ...base, ...sent, verdict: 'new', diff: [], diff_truncated: false, reason: first.answer.size > ANSWER_BODY_BYTES ? 'a body over 64 KiB is compared by size and SHA-256 beyond the first 64 KiB kept' : null, learned };
+    const note = first.answer.size > ANSWER_BODY_BYTES ? 'a body over 64 KiB is compared by size and SHA-256 beyond the first 64 KiB kept' : null;
+    return { ...base, ...sent, verdict: notIdempotent ? 'changed' : 'new', diff: [], diff_truncated: false, reason: join(notIdempotent, note), learned };
   }
   const comparison = compareAnswers(source.expectation, first.answer, rules);
   return {
     ...base,
     ...sent,
-    verdict: comparison.count === 0 ? 'pass' : 'changed',
+    verdict: comparison.count === 0 && !notIdempotent ? 'pass' : 'changed',
     diff: comparison.differences,
     diff_truncated: comparison.truncated,
-    reason: comparison.note,
+    reason: join(notIdempotent, comparison.note),
     learned,
   };
+}
+
+/** "not idempotent: the first send got 200, duplicate 1 got 409 — …", naming the first duplicate that was not a 2xx. */
+function idempotencyReason(firstStatus: number, copies: readonly Sent[]): string {
+  const index = copies.findIndex((copy) => copy.answer === null || copy.answer.status < 200 || copy.answer.status > 299);
+  const copy = copies[index]!;
+  const got = copy.answer ? `got ${copy.answer.status}` : `got no answer (${copy.error ?? 'no response'})`;
+  return `not idempotent: the first send got ${firstStatus}, duplicate ${index + 1} ${got} — a provider would keep retrying or disable the endpoint`;
+}
+
+/** Waits `ms`; false when the run was cancelled meanwhile. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  if (ms <= 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (value: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(value);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** One send of a case: signed as a replay is, through the guarded agent. */

@@ -7,7 +7,8 @@ import { SwitchboardError } from '../errors.js';
 import { ndjsonLines } from '../export/importer.js';
 import { ProviderSet } from '../provider-set.js';
 import { guardedAgent, targetUrl } from '../replay/replay.js';
-import type { Difference, Verdict } from '../../shared/suites.js';
+import { chaosWithSeed, formatChaosSpec, type ChaosProfile, type IdempotencyVerdict } from '../../shared/delivery-lab.js';
+import type { CaseChaos, Difference, Verdict } from '../../shared/suites.js';
 import type { Answer } from './compare.js';
 import { IgnoreRules, MAX_IGNORES } from './json-paths.js';
 import { runCases, type CaseOutcome, type ProviderLookup, type RunCase } from './runner.js';
@@ -28,6 +29,8 @@ export interface FileRunOptions {
   configPath?: string;
   accept: boolean;
   concurrency: number;
+  /** Reordering, delays and duplicates (DESIGN §15); a seed is drawn when it has none (said in the result). */
+  chaos?: ChaosProfile;
   env: Readonly<Record<string, string | undefined>>;
   version: string;
   now?: () => number;
@@ -48,6 +51,8 @@ export interface FileCaseResult {
   diff_truncated: boolean;
   reason: string | null;
   warning: string | null;
+  idempotency: IdempotencyVerdict | null;
+  chaos: CaseChaos | null;
 }
 
 export interface FileRunResult {
@@ -56,6 +61,8 @@ export interface FileRunResult {
   started_at: string;
   duration_ms: number;
   concurrency: number;
+  /** The chaos profile in the CLI spelling, its seed included; null without one. */
+  chaos: string | null;
   pass: number;
   changed: number;
   failed: number;
@@ -93,6 +100,7 @@ export async function runSuiteFile(options: FileRunOptions): Promise<FileRunResu
   const started = new Date(options.now?.() ?? Date.now());
   const startedMs = performance.now();
   let done = 0;
+  const chaos = options.chaos ? chaosWithSeed(options.chaos) : null;
   let totals;
   try {
     totals = await runCases(steps(file.cases), {
@@ -101,6 +109,7 @@ export async function runSuiteFile(options: FileRunOptions): Promise<FileRunResu
       timeoutMs: config.replay.timeout_ms,
       concurrency: options.concurrency,
       learnNoise: options.accept,
+      chaos,
       rules: { ignore: new IgnoreRules(file.header.ignore), compareHeaders: file.header.compare_headers },
       agent,
       version: options.version,
@@ -125,6 +134,7 @@ export async function runSuiteFile(options: FileRunOptions): Promise<FileRunResu
     started_at: started.toISOString(),
     duration_ms: Math.round(performance.now() - startedMs),
     concurrency: options.concurrency,
+    chaos: chaos ? formatChaosSpec(chaos) : null,
     ...totals.counts,
     learned_ignores: options.accept ? learned : [],
     written,
@@ -141,6 +151,8 @@ export async function runSuiteFile(options: FileRunOptions): Promise<FileRunResu
       diff_truncated: outcome.diff_truncated,
       reason: outcome.reason,
       warning: outcome.warning,
+      idempotency: outcome.idempotency,
+      chaos: outcome.chaos,
     })),
   };
 }

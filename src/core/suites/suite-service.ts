@@ -1,5 +1,6 @@
 import type { Agent } from 'undici';
 import type { ApiParsedInput } from '../../shared/api.js';
+import { chaosWithSeed, formatChaosSpec, type ChaosProfile } from '../../shared/delivery-lab.js';
 import {
   SUITE_DEFAULT_CASES,
   SUITE_RUNS_KEPT,
@@ -63,6 +64,8 @@ export interface StartRunOptions {
   targetUrl?: string;
   concurrency?: number;
   accept?: boolean;
+  /** Reordering, delays and duplicates (DESIGN §15); a seed is drawn and recorded when it has none. */
+  chaos?: ChaosProfile;
   requestedBy: string;
   /** Told as cases finish (MCP progress notifications). */
   onProgress?: (done: number, total: number) => void;
@@ -145,11 +148,12 @@ export class SuiteService {
     const target = await this.resolveTarget(suite, options.targetUrl);
     const learn = options.accept === true || suite.expectations === 0;
     const concurrency = options.concurrency ?? 1;
+    const chaos = options.chaos ? chaosWithSeed(options.chaos) : null;
     options.beforeStart?.();
-    const record = await this.deps.store.insertRun({ suiteId: suite.id, targetUrl: target, requestedBy: options.requestedBy, concurrency, total: suite.cases });
+    const record = await this.deps.store.insertRun({ suiteId: suite.id, targetUrl: target, requestedBy: options.requestedBy, concurrency, total: suite.cases, chaos });
     const controller = new AbortController();
     const active: ActiveRun = { suiteId: suite.id, done: 0, controller, finished: undefined as unknown as Promise<SuiteRun> };
-    active.finished = this.execute(suite, record, { learn, concurrency, controller, active, ...(options.onProgress ? { onProgress: options.onProgress } : {}) }).finally(() =>
+    active.finished = this.execute(suite, record, { learn, concurrency, chaos, controller, active, ...(options.onProgress ? { onProgress: options.onProgress } : {}) }).finally(() =>
       this.active.delete(record.id),
     );
     this.active.set(record.id, active);
@@ -298,7 +302,7 @@ export class SuiteService {
   private async execute(
     suite: SuiteRecord,
     record: SuiteRunRecord,
-    run: { learn: boolean; concurrency: number; controller: AbortController; active: ActiveRun; onProgress?: (done: number, total: number) => void },
+    run: { learn: boolean; concurrency: number; chaos: (ChaosProfile & { seed: number }) | null; controller: AbortController; active: ActiveRun; onProgress?: (done: number, total: number) => void },
   ): Promise<SuiteRun> {
     const { store } = this.deps;
     const started = performance.now();
@@ -311,6 +315,7 @@ export class SuiteService {
         targetUrl: record.target_url,
         concurrency: run.concurrency,
         learnNoise: run.learn,
+        chaos: run.chaos,
         rules: { ignore: new IgnoreRules(suite.ignore), compareHeaders: suite.compare_headers },
         signal: run.controller.signal,
         onCase: () => {
@@ -483,7 +488,7 @@ export class SuiteService {
     const { suite_id: _suiteId, ...rest } = record;
     const active = this.active.get(record.id);
     const finished = record.pass + record.changed + record.failed + record.new;
-    return { ...rest, done: active?.done ?? (record.status === 'running' ? (stored ?? 0) : finished) };
+    return { ...rest, chaos: record.chaos ? formatChaosSpec(record.chaos) : null, done: active?.done ?? (record.status === 'running' ? (stored ?? 0) : finished) };
   }
 }
 
@@ -515,6 +520,8 @@ function toWireResult(result: CaseResultRecord, withDiff: boolean): CaseResult {
     diff_truncated: result.diff_truncated,
     reason: result.reason,
     warning: result.warning,
+    idempotency: result.idempotency,
+    chaos: result.chaos,
   };
 }
 

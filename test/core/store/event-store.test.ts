@@ -49,7 +49,7 @@ describe.each(backends)('event store on $name', (backend) => {
     }
     client = opened.client;
     cleanup = opened.cleanup;
-    expect(await migrate(client, migrationsDir())).toEqual(['0001_init', '0002_origin_and_replay_detail', '0003_search_and_scale', '0004_journal', '0005_search_off_the_write_path', '0006_search_text_lowercased', '0007_search_text_utf8', '0008_suites', '0009_delivery_lab', '0010_shapes']);
+    expect(await migrate(client, migrationsDir())).toEqual(['0001_init', '0002_origin_and_replay_detail', '0003_search_and_scale', '0004_journal', '0005_search_off_the_write_path', '0006_search_text_lowercased', '0007_search_text_utf8', '0008_suites', '0009_delivery_lab', '0010_shapes', '0011_suite_chaos']);
     expect(await migrate(client, migrationsDir())).toEqual([]);
     store = new EventStore(client);
   });

@@ -14,7 +14,9 @@ import Stripe from 'stripe';
  *   POST /text     200 text/plain "thanks #<n>" (not JSON, different every time)
  *   POST /big      200 a JSON body of ~70 KB (over the 64 KiB a suite keeps)
  *   POST /many     200 {"f0": …, "f59": …}: another answer entirely
- * `behaviour` changes answers mid-test, as a code change would.
+ * `behaviour` changes answers mid-test, as a code change would; with `rejectRepeats` /stripe and
+ * /github answer 409 to a delivery they already took (the Stripe event id, the X-GitHub-Delivery
+ * id): a handler that is not idempotent.
  */
 
 export const STRIPE_SECRET = 'whsec_suites_0123456789abcdefghijklmnop';
@@ -33,6 +35,8 @@ export interface HandlerBehaviour {
   stableText: boolean;
   /** Every answer waits this long (a slow handler: a run's progress shows). */
   delayMs: number;
+  /** A delivery seen before (same event id / delivery id) gets 409. */
+  rejectRepeats: boolean;
 }
 
 export interface Received {
@@ -40,6 +44,10 @@ export interface Received {
   headers: Record<string, string>;
   body: Buffer;
   verified: boolean;
+  /** When it arrived (ms since the epoch). */
+  at: number;
+  /** What the handler answered (set as it answers). */
+  status?: number;
 }
 
 export interface Handler {
@@ -53,6 +61,7 @@ export interface Handler {
 export async function startHandler(): Promise<Handler> {
   const sockets = new Set<Socket>();
   let texts = 0;
+  let seen = new Set<string>();
   const handler: Handler = {
     url: (path) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
     received: [],
@@ -60,6 +69,7 @@ export async function startHandler(): Promise<Handler> {
     reset() {
       handler.received = [];
       handler.behaviour = fresh();
+      seen = new Set();
     },
     async close() {
       for (const socket of sockets) socket.destroy();
@@ -79,9 +89,10 @@ export async function startHandler(): Promise<Handler> {
   async function route(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
     const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]));
     const path = req.url ?? '';
-    const record: Received = { path, headers, body, verified: false };
+    const record: Received = { path, headers, body, verified: false, at: Date.now() };
     handler.received.push(record);
     const json = (status: number, value: unknown) => {
+      record.status = status;
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(value));
     };
@@ -94,6 +105,7 @@ export async function startHandler(): Promise<Handler> {
       }
       record.verified = true;
       if (handler.behaviour.hangOn.has(event.type)) return; // never answers
+      if (repeated(`stripe:${event.id}`)) return json(409, { error: `event ${event.id} was already processed` });
       const amount = (event.data.object as { amount?: number }).amount ?? 0;
       return json(200, { received: true, ts: Date.now() + Math.random(), request_id: randomUUID(), type: event.type, amount: amount * handler.behaviour.amountFactor });
     }
@@ -101,6 +113,7 @@ export async function startHandler(): Promise<Handler> {
       const signature = headers['x-hub-signature-256'] ?? '';
       if (!signature || !(await githubVerify(GITHUB_SECRET, body.toString('utf8'), signature))) return json(401, { error: 'bad signature' });
       record.verified = true;
+      if (repeated(`github:${headers['x-github-delivery']}`)) return json(409, { error: 'delivery already processed' });
       return json(202, { ok: true, event: headers['x-github-event'], at: new Date().toISOString() });
     }
     if (path === '/text') {
@@ -114,12 +127,18 @@ export async function startHandler(): Promise<Handler> {
     json(404, { error: 'no route' });
   }
 
+  function repeated(key: string): boolean {
+    const again = seen.has(key);
+    seen.add(key);
+    return again && handler.behaviour.rejectRepeats;
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return handler;
 }
 
 function fresh(): HandlerBehaviour {
-  return { amountFactor: 1, hangOn: new Set(), bigSuffix: '', stableText: false, delayMs: 0 };
+  return { amountFactor: 1, hangOn: new Set(), bigSuffix: '', stableText: false, delayMs: 0, rejectRepeats: false };
 }
 
 /** A Stripe delivery signed by Stripe's own library. */
