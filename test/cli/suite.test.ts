@@ -115,11 +115,46 @@ describe('suite verbs against a running switchboard', () => {
     expect((await cli('suite', 'import', file)).stdout).toMatch(/imported suite payments/);
   });
 
-  it('refuses usage mistakes with exit 2, and --chaos is not taken yet', async () => {
+  it('refuses usage mistakes with exit 2, a bad --chaos spec in one line', async () => {
     expect((await cli('suite', 'run')).code).toBe(2);
     expect((await cli('suite', 'create', 'payments', '--provider', 'stripe')).stderr).toMatch(/a suite named "payments" exists[\s\S]*--replace/);
     expect((await cli('suite', 'create', 'x', '--ids', '1,two')).code).toBe(2);
-    expect((await cli('suite', 'run', 'payments', '--chaos', 'seed=1')).code).toBe(2);
+    for (const [spec, said] of [['duplicate=2', /--chaos: duplicate\.probability: /], ['dupe=1', /--chaos: unknown part "dupe"/], ['delay=9-1', /min must not exceed max/]] as const) {
+      const bad = await cli('suite', 'run', 'payments', '--chaos', spec);
+      expect(bad.code).toBe(2);
+      // One line saying what is wrong (then the house's pointer to --help).
+      expect(bad.stderr.split('\n')[0]).toMatch(said);
+      expect(bad.stderr.trimEnd().split('\n')).toHaveLength(2);
+    }
+    expect(handler.received).toHaveLength(0);
+  });
+
+  it('--chaos: the run says its profile and seed, each case its idempotency and marks; not idempotent is exit 1, in --json too', async () => {
+    const fine = await cli('suite', 'run', 'payments', '--to', handler.url('/stripe'), '--chaos', 'duplicate=1,copies=2,after=0,reorder=2,seed=4');
+    expect(fine.code, fine.stderr).toBe(0);
+    expect(fine.stdout).toContain('chaos duplicate=1,copies=2,after=0,reorder=2,seed=4  (repeat it with --chaos duplicate=1,copies=2,after=0,reorder=2,seed=4)');
+    expect(fine.stdout).toMatch(/#1 stripe checkout\.session\.completed\s+pass .*idempotent, ×2 duplicates \(200, 200\)/);
+    expect(handler.received).toHaveLength(6);
+    expect(handler.received.every((request) => request.verified)).toBe(true);
+
+    handler.reset();
+    handler.behaviour.rejectRepeats = true;
+    const bad = await cli('suite', 'run', 'payments', '--chaos', 'duplicate=1,after=0,delay=5,seed=4', '--json');
+    expect(bad.code).toBe(1);
+    const report = JSON.parse(bad.stdout);
+    expect(report).toMatchObject({ chaos: 'duplicate=1,copies=1,after=0,delay=5,seed=4', counts: { changed: 2, pass: 0 } });
+    expect(report.cases[0]).toMatchObject({ verdict: 'changed', idempotency: 'not_idempotent', chaos: { sent_order: 1, reordered: false, delay_ms: 5, duplicates: [409] }, reason: expect.stringMatching(/^not idempotent: the first send got 200, duplicate 1 got 409/) });
+
+    // A handler that remembers those deliveries refuses even the first send now: that is a change, not a question of idempotency.
+    const remembered = JSON.parse((await cli('suite', 'run', 'payments', '--chaos', 'duplicate=1,after=0,seed=4', '--json')).stdout);
+    expect(remembered.cases[0]).toMatchObject({ verdict: 'changed', status: 409, idempotency: null, chaos: { duplicates: [409] } });
+
+    handler.reset();
+    handler.behaviour.rejectRepeats = true;
+    const text = await cli('suite', 'run', 'payments', '--chaos', 'duplicate=1,after=0,seed=4');
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/changed .*not idempotent, ×1 duplicate \(409\)/);
+    expect(text.stdout).toContain('note: not idempotent: the first send got 200, duplicate 1 got 409 — a provider would keep retrying or disable the endpoint');
   });
 });
 
@@ -165,6 +200,25 @@ describe('suite run --file: CI, with no instance', () => {
     expect(run.stdout).toContain('$.amount changed: 1000 → 2000');
     const { cases } = expectJunitShape(await readFile(junit, 'utf8'));
     expect((cases[0]!.failure as Record<string, unknown>[])[0]!['#text']).toBe('$.amount changed: 1000 → 2000');
+  });
+
+  it('--chaos with --file: a duplicate the handler refuses is a JUnit failure and exit 1; one it takes passes', async () => {
+    const junit = join(dir, 'ci-chaos.xml');
+    const env = { CI_STRIPE_SECRET: STRIPE_SECRET };
+    const fine = await ci(['--file', file, '--to', handler.url('/stripe'), '--config', ciConfig, '--chaos', 'duplicate=1,after=0'], env);
+    expect(fine.code, fine.stderr).toBe(0);
+    expect(fine.stdout).toMatch(/^chaos duplicate=1,copies=1,after=0,seed=\d+ /m);
+    expect(fine.stdout).toMatch(/pass .*idempotent, ×1 duplicate \(200\)/);
+    expect(handler.received.every((request) => request.verified)).toBe(true);
+
+    handler.reset();
+    handler.behaviour.rejectRepeats = true;
+    const bad = await ci(['--file', file, '--to', handler.url('/stripe'), '--config', ciConfig, '--chaos', 'duplicate=1,seed=7', '--junit', junit], env);
+    expect(bad.code).toBe(1);
+    const { suites, cases } = expectJunitShape(await readFile(junit, 'utf8'));
+    expect(suites[0]).toMatchObject({ '@failures': '2', '@errors': '0' });
+    expect((cases[0]!.failure as Record<string, unknown>[])[0]).toMatchObject({ '@type': 'not_idempotent', '@message': expect.stringMatching(/^not idempotent: the first send got 200, duplicate 1 got 409/) });
+    expect((await ci(['--file', file, '--to', handler.url('/stripe'), '--chaos', 'reorder=1'])).code).toBe(2);
   });
 
   it('a provider missing from the config, or its secret unset: sent unsigned with a warning, and the handler refuses it', async () => {

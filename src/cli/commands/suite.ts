@@ -1,7 +1,8 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import type { ApiOutput } from '../../shared/api.js';
-import { SUITE_MAX_CASES, SUITE_MAX_CONCURRENCY, type CaseResult, type Difference, type Verdict } from '../../shared/suites.js';
+import { chaosFromSpec, type ChaosProfile } from '../../shared/delivery-lab.js';
+import { SUITE_MAX_CASES, SUITE_MAX_CONCURRENCY, type CaseChaos, type CaseResult, type Difference, type Verdict } from '../../shared/suites.js';
 import { isSwitchboardError } from '../../core/errors.js';
 import { switchboardVersion } from '../../core/paths.js';
 import { describeDifference, junitXml, type JunitCase } from '../../core/suites/junit.js';
@@ -120,8 +121,16 @@ interface RunFlags extends ClientFlags {
   config?: string;
   concurrency: number;
   accept?: boolean;
+  chaos?: ChaosProfile;
   junit?: string;
   json?: boolean;
+}
+
+/** `--chaos duplicate=1,copies=2,after=100,reorder=5,delay=0-500,seed=42` (DESIGN §15): a bad spec is a usage error (exit 2). */
+function chaosOption(value: string): ChaosProfile {
+  const parsed = chaosFromSpec(value);
+  if ('error' in parsed) throw new InvalidArgumentError(parsed.error);
+  return parsed.profile;
 }
 
 /** What both kinds of run print and write. */
@@ -130,9 +139,11 @@ interface RunReport {
   target_url: string;
   started_at: string;
   duration_ms: number;
+  /** The chaos profile as run, seed included (CLI spelling); null without one. */
+  chaos: string | null;
   counts: Record<Verdict, number>;
   learned_ignores: string[];
-  cases: (Pick<CaseResult, 'case' | 'provider' | 'event_type' | 'verdict' | 'status' | 'expected_status' | 'ms' | 'diff_truncated' | 'reason' | 'warning'> & { diff: Difference[] })[];
+  cases: (Pick<CaseResult, 'case' | 'provider' | 'event_type' | 'verdict' | 'status' | 'expected_status' | 'ms' | 'diff_truncated' | 'reason' | 'warning' | 'idempotency' | 'chaos'> & { diff: Difference[] })[];
 }
 
 function runCommand(): Command {
@@ -145,6 +156,7 @@ function runCommand(): Command {
       .option('--config <file>', 'with --file: a config.json whose providers hold the secrets to re-sign with ({"env": …} sources work)')
       .option('--concurrency <n>', `cases in flight at once (1–${SUITE_MAX_CONCURRENCY}; default 1: one at a time, in order)`, positiveInt('--concurrency', SUITE_MAX_CONCURRENCY), 1)
       .option('--accept', 'this run becomes the expectation (every case is sent twice to learn noise); with --file it is written into the file')
+      .option('--chaos <spec>', 'reorder, delay and duplicate the cases, e.g. duplicate=1,copies=2,after=100,reorder=5,delay=0-500,seed=42 (a duplicate a 2xx handler does not take again fails the case)', chaosOption)
       .option('--junit <file>', 'also write the results as JUnit XML (for CI test reporters)')
       .option('--json', 'print the results as JSON'),
   ).action(async (name: string | undefined, flags: RunFlags) => {
@@ -170,6 +182,7 @@ async function runFile(file: string, flags: RunFlags): Promise<RunReport> {
       ...(flags.config !== undefined ? { configPath: flags.config } : {}),
       accept: flags.accept === true,
       concurrency: flags.concurrency,
+      ...(flags.chaos !== undefined ? { chaos: flags.chaos } : {}),
       env: process.env,
       version: switchboardVersion(),
       onCase: progress.update,
@@ -192,6 +205,7 @@ async function runSaved(name: string, flags: RunFlags): Promise<RunReport> {
     ...(flags.to !== undefined ? { target_url: flags.to } : {}),
     concurrency: flags.concurrency,
     ...(flags.accept ? { accept: true } : {}),
+    ...(flags.chaos !== undefined ? { chaos: flags.chaos } : {}),
     requested_by: 'cli',
   });
   const finished = await follow(client, run.id, run.total);
@@ -200,6 +214,7 @@ async function runSaved(name: string, flags: RunFlags): Promise<RunReport> {
     target_url: finished.run.target_url,
     started_at: finished.run.started_at,
     duration_ms: finished.run.duration_ms ?? 0,
+    chaos: finished.run.chaos,
     counts: { pass: finished.run.pass, changed: finished.run.changed, failed: finished.run.failed, new: finished.run.new },
     learned_ignores: finished.run.learned_ignores,
     cases: finished.cases.map((result) => ({ ...result, diff: result.diff ?? [] })),
@@ -223,11 +238,13 @@ async function follow(client: ControlClient, id: number, total: number): Promise
 
 function reportText(report: RunReport): string {
   const out = [`suite ${report.suite} → ${report.target_url}  (${report.cases.length} case${report.cases.length === 1 ? '' : 's'}, ${report.duration_ms} ms)`];
+  if (report.chaos !== null) out.push(`chaos ${report.chaos}  (repeat it with --chaos ${report.chaos})`);
   const width = Math.max(...report.cases.map((c) => `#${c.case} ${c.provider} ${c.event_type ?? '-'}`.length));
   for (const result of report.cases) {
     const what = printable(`#${result.case} ${result.provider} ${result.event_type ?? '-'}`).padEnd(width);
     const status = result.verdict === 'failed' ? '' : `${result.expected_status ?? '-'} → ${result.status}`;
-    out.push(`  ${what}  ${result.verdict.padEnd(7)}  ${status.padEnd(11)}  ${result.ms === null ? '' : `${result.ms} ms`}`.trimEnd());
+    const marks = [result.idempotency?.replace('_', ' ') ?? null, ...chaosMarks(result.chaos)].filter((mark) => mark !== null).join(', ');
+    out.push(`  ${what}  ${result.verdict.padEnd(7)}  ${status.padEnd(11)}  ${(result.ms === null ? '' : `${result.ms} ms`).padEnd(8)}  ${marks}`.trimEnd());
     for (const difference of result.diff) out.push(`      ${printable(describeDifference(difference))}`);
     if (result.diff_truncated) out.push('      … more differences');
     if (result.reason) out.push(`      ${result.verdict === 'failed' ? '' : 'note: '}${printable(result.reason)}`);
@@ -237,6 +254,16 @@ function reportText(report: RunReport): string {
   out.push(`${report.cases.length} cases: ${pass} pass, ${changed} changed, ${failed} failed, ${report.counts.new} new`);
   if (report.learned_ignores.length > 0) out.push(`learned ignores (noise between two sends): ${printable(report.learned_ignores.join('  '))}`);
   return `${out.join('\n')}\n`;
+}
+
+/** `×2 duplicates`, `delayed 120 ms`, `reordered (sent 3rd)`: what chaos did to a case. */
+export function chaosMarks(chaos: CaseChaos | null): string[] {
+  if (!chaos) return [];
+  const marks: string[] = [];
+  if (chaos.duplicates.length > 0) marks.push(`×${chaos.duplicates.length} duplicate${chaos.duplicates.length === 1 ? '' : 's'} (${chaos.duplicates.map((status) => status ?? 'no answer').join(', ')})`);
+  if (chaos.delay_ms > 0) marks.push(`delayed ${chaos.delay_ms} ms`);
+  if (chaos.reordered) marks.push(`reordered (sent #${chaos.sent_order})`);
+  return marks;
 }
 
 function exportCommand(): Command {

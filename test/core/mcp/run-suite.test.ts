@@ -84,12 +84,35 @@ describe('run_suite', () => {
   it('says what is wrong: an unknown suite names the existing ones; a bad name, a chaos profile and a refused target', async () => {
     expect(await mcp.error('run_suite', { name: 'nope' }, 'not_found')).toMatch(/there is no suite "nope"; the suites are: agent, wide/);
     expect(await mcp.error('run_suite', { name: 'Bad Name' }, 'invalid_argument')).toMatch(/not a suite name/);
-    expect(await mcp.error('run_suite', { name: 'agent', chaos: { seed: 1 } }, 'invalid_argument')).toMatch(/chaos/);
+    expect(await mcp.error('run_suite', { name: 'agent', chaos: 'dupe=1' }, 'invalid_argument')).toBe('chaos: unknown part "dupe" (duplicate, copies, after, reorder, delay, seed)');
+    expect(await mcp.error('run_suite', { name: 'agent', chaos: 'duplicate=2' }, 'invalid_argument')).toMatch(/^chaos: duplicate\.probability: /);
     expect(await mcp.error('run_suite', { name: 'agent', event_ids: [999_999] }, 'invalid_argument')).toMatch(/no event 999999/);
     expect(await mcp.error('run_suite', { name: 'agent', event_ids: [1.5] }, 'invalid_argument')).toMatch(/1.5 is not an event id/);
     const refused = await mcp.ok('run_suite', { name: 'agent', target_url: 'http://example.com/hooks' });
     expect(refused.run.failed).toBe(6);
     expect(refused.cases[0].reason).toMatch(/refused by the target guard, nothing sent/);
     expect(handler.received).toHaveLength(0);
+  });
+
+  it('chaos: duplicates each re-signed (Stripe’s own check passes); a handler that refuses a repeat is not_idempotent, changed, with the reason; the run says its seed', async () => {
+    // Runs share the token's rate limit with the tests above: wait for a turn.
+    const runPatiently = async (args: Record<string, unknown>) => {
+      for (;;) {
+        const result = await mcp.call('run_suite', args);
+        if (!result.isError || (result.structuredContent as { code: string }).code !== 'rate_limited') return result.structuredContent as Record<string, any>;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    };
+    await runThroughApi('dup', { event_ids: ids.slice(0, 2), target_url: handler.url('/stripe') });
+    handler.reset();
+    handler.behaviour.rejectRepeats = true;
+    const result = await runPatiently({ name: 'dup', chaos: 'duplicate=1,after=0' });
+    expect(result.run).toMatchObject({ changed: 2, pass: 0, chaos: expect.stringMatching(/^duplicate=1,copies=1,after=0,seed=\d+$/) });
+    for (const c of result.cases) {
+      expect(c).toMatchObject({ verdict: 'changed', idempotency: 'not_idempotent', status: 200 });
+      expect(c.reason).toMatch(/^not idempotent: the first send got 200, duplicate 1 got 409/);
+    }
+    expect(handler.received).toHaveLength(4);
+    expect(handler.received.every((request) => request.verified)).toBe(true);
   });
 });

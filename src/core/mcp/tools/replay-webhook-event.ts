@@ -5,7 +5,7 @@ import { cutBytes } from '../../wire.js';
 import { SwitchboardError } from '../../errors.js';
 import { takeOrThrow, type ActionLimiter } from '../../rate-limit.js';
 import { toReplayRequest } from '../../replay/replay-input.js';
-import { ChaosProfileSchema, IDEMPOTENCY_VERDICTS, parseChaosSpec, type ChaosProfile } from '../../../shared/delivery-lab.js';
+import { chaosFromSpec, IDEMPOTENCY_VERDICTS, type ChaosProfile } from '../../../shared/delivery-lab.js';
 import type { ChaosReplayRecord } from '../../replay/replay.js';
 import type { McpDeps } from '../deps.js';
 import { scrubSecrets } from '../scrub.js';
@@ -83,7 +83,7 @@ export const REPLAY_WEBHOOK_EVENT_TOOL: ToolSpec<typeof ReplayWebhookEventInputS
 
 export function registerReplayWebhookEventTool(server: ToolServer, deps: McpDeps, limiter: ActionLimiter): void {
   server.registerTool(REPLAY_WEBHOOK_EVENT_TOOL, async ({ id, target_url, resign, payload, headers, chaos: spec }) => {
-    const chaos = spec === undefined ? undefined : chaosFromSpec(spec);
+    const chaos = spec === undefined ? undefined : chaosOfSpec(spec);
     // Only replays that would be sent count against the limit.
     const replay = await deps.replays.replay(toReplayRequest({ id, target_url, resign, payload, headers, chaos }, 'mcp', () => takeOrThrow(limiter, 'replays')));
     if (!replay.delivered) {
@@ -99,16 +99,10 @@ export function registerReplayWebhookEventTool(server: ToolServer, deps: McpDeps
 }
 
 /** The chaos profile in the CLI's spelling (DESIGN §15), kept a string so tools/list stays small. */
-function chaosFromSpec(spec: string): ChaosProfile {
-  let input: unknown;
-  try {
-    input = parseChaosSpec(spec);
-  } catch (error) {
-    throw new SwitchboardError('invalid_argument', (error as Error).message.replace('--chaos', 'chaos'));
-  }
-  const parsed = ChaosProfileSchema.safeParse(input);
-  if (!parsed.success) throw new SwitchboardError('invalid_argument', `chaos: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
-  return parsed.data;
+export function chaosOfSpec(spec: string): ChaosProfile {
+  const parsed = chaosFromSpec(spec, 'chaos');
+  if ('error' in parsed) throw new SwitchboardError('invalid_argument', parsed.error);
+  return parsed.profile;
 }
 
 function toReplayResult(replay: ChaosReplayRecord, secrets: readonly string[]): z.output<typeof ReplayWebhookEventOutputSchema> {

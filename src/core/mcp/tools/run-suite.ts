@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IDEMPOTENCY_VERDICTS } from '../../../shared/delivery-lab.js';
 import { MAX_URL_CHARS } from '../../../shared/input.js';
 import { SUITE_MAX_CASES, SuiteNameSchema, VERDICTS, type CaseResult, type Verdict } from '../../../shared/suites.js';
 import { SwitchboardError } from '../../errors.js';
@@ -6,6 +7,7 @@ import { takeOrThrow, type ActionLimiter } from '../../rate-limit.js';
 import type { McpDeps } from '../deps.js';
 import { scrubSecrets } from '../scrub.js';
 import type { ToolServer, ToolSpec } from '../tool.js';
+import { chaosOfSpec } from './replay-webhook-event.js';
 
 /**
  * run_suite (DESIGN §6, §14): an agent that changed a handler checks it against the captured
@@ -26,6 +28,7 @@ export const RunSuiteInputSchema = z.strictObject({
   // Whole positive ids are checked in the handler: the schema's integer bounds would cost ~60 characters.
   event_ids: z.array(z.number()).min(1).max(SUITE_MAX_CASES).optional().describe('replace the suite’s cases first'),
   accept: z.boolean().optional().describe('this run becomes the expectation'),
+  chaos: z.string().max(200).optional().describe('as replay_webhook_event'),
 });
 
 // Lean on purpose (tools/list is in every agent's context): plain numbers, not .int() — zod writes
@@ -42,6 +45,7 @@ export const RunSuiteOutputSchema = z.strictObject({
     new: z.number(),
     duration_ms: z.number(),
     learned_ignores: z.array(z.string()).optional(),
+    chaos: z.string().optional(),
   }),
   cases: z.array(
     z.strictObject({
@@ -54,6 +58,7 @@ export const RunSuiteOutputSchema = z.strictObject({
       diff: z.array(z.record(z.string(), z.unknown())).optional().describe('{path, change, before?, after?}'),
       diff_truncated: z.boolean().optional(),
       reason: z.string().optional(),
+      idempotency: z.enum(IDEMPOTENCY_VERDICTS).optional(),
     }),
   ),
 });
@@ -90,15 +95,17 @@ export const RUN_SUITE_TOOL: ToolSpec<typeof RunSuiteInputSchema, typeof RunSuit
 const ORDER: Record<Verdict, number> = { changed: 0, failed: 1, new: 2, pass: 3 };
 
 export function registerRunSuiteTool(server: ToolServer, deps: McpDeps, limiter: ActionLimiter): void {
-  server.registerTool(RUN_SUITE_TOOL, async ({ name, target_url, event_ids, accept }, context) => {
+  server.registerTool(RUN_SUITE_TOOL, async ({ name, target_url, event_ids, accept, chaos: spec }, context) => {
     if (!SuiteNameSchema.safeParse(name).success) throw new SwitchboardError('invalid_argument', `${JSON.stringify(name)} is not a suite name: lowercase letters, digits, ".", "-" or "_"`);
     if (target_url !== undefined && target_url.length > MAX_URL_CHARS) throw new SwitchboardError('invalid_argument', `target_url is over ${MAX_URL_CHARS} characters`);
     const badId = event_ids?.find((id) => !Number.isSafeInteger(id) || id < 1);
     if (badId !== undefined) throw new SwitchboardError('invalid_argument', `event_ids: ${badId} is not an event id (a positive whole number)`);
+    const chaos = spec === undefined ? undefined : chaosOfSpec(spec);
     if (event_ids !== undefined) await deps.suites.save({ name, event_ids });
     const { run: started, finished } = await deps.suites.start(name, {
       ...(target_url !== undefined ? { targetUrl: target_url } : {}),
       ...(accept !== undefined ? { accept } : {}),
+      ...(chaos !== undefined ? { chaos } : {}),
       requestedBy: 'mcp',
       // Only runs that start count against the token's limit.
       beforeStart: () => takeOrThrow(limiter, 'suite runs'),
@@ -124,6 +131,7 @@ export function registerRunSuiteTool(server: ToolServer, deps: McpDeps, limiter:
         new: run.new,
         duration_ms: run.duration_ms ?? 0,
         ...(run.learned_ignores.length > 0 ? { learned_ignores: run.learned_ignores } : {}),
+        ...(run.chaos !== null ? { chaos: run.chaos } : {}),
       },
       cases: boundedCases(cases, deps.providers.allSecrets()),
     };
@@ -152,6 +160,7 @@ function boundedCases(cases: readonly CaseResult[], secrets: readonly string[]):
       ...(fits && scrubbed.length > 0 ? { diff: scrubbed } : {}),
       ...(truncated ? { diff_truncated: true } : {}),
       ...(reason ? { reason: scrubSecrets(reason, secrets) } : {}),
+      ...(result.idempotency !== null ? { idempotency: result.idempotency } : {}),
     };
   });
 }
