@@ -112,6 +112,33 @@ describe.runIf(run)('Suites screen', () => {
     expect(lines[1].expect).toMatchObject({ status: 200, body_encoding: 'json', body: { amount: 25800 } });
   });
 
+  it('runs it under a chaos profile: a bad spec is said and blocks Run; the run says its chaos and seed, each case its idempotency in words', async () => {
+    const chaosField = page.getByLabel('Chaos profile');
+    await chaosField.fill('duplicate=2');
+    await poll(() => page.getByRole('alert').filter({ hasText: /^Chaos: duplicate\.probability/ }).count()).toBe(1);
+    await poll(() => page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(true);
+    await chaosField.fill('duplicate=1,copies=1,after=0,delay=0-50,seed=2');
+    await poll(() => page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(false);
+    // A handler that answers 409 to a delivery it already took (its answers otherwise as accepted).
+    handler.reset();
+    handler.behaviour.amountFactor = 2;
+    handler.behaviour.rejectRepeats = true;
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    const table = page.getByRole('table').first();
+    await poll(() => table.textContent()).toMatch(/≠ changed[\s\S]*✕ not idempotent[\s\S]*×1 duplicate \(409\)[\s\S]*≠ changed[\s\S]*✕ not idempotent/);
+    await poll(() => page.locator('.run-chaos').textContent()).toMatch(/Chaos: duplicate=1,copies=1,after=0,delay=0-50,seed=2 \(seed 2: the same profile repeats every decision\)/);
+    expect(handler.received).toHaveLength(4);
+    expect(handler.received.every((request) => request.verified)).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'suites-chaos-1280.png'), fullPage: true });
+    await page.getByRole('button', { name: /Case 1: changed/ }).click();
+    await poll(() => page.getByRole('region', { name: 'Case 1' }).textContent()).toMatch(/not idempotent: the first send got 200, duplicate 1 got 409 — a provider would keep retrying or disable the endpoint/);
+    await page.screenshot({ path: join(SHOTS, 'suites-chaos-case-1280.png'), fullPage: true });
+    await chaosField.fill('');
+    handler.reset();
+    handler.behaviour.amountFactor = 2;
+    expect(problems).toEqual([]);
+  });
+
   it('saves the current filter as a suite, and says why it cannot when nothing matches', async () => {
     await page.getByRole('link', { name: 'Events' }).click();
     await page.getByLabel('Event type').fill('invoice');

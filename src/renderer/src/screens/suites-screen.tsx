@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ApiOutput } from '../../../shared/api';
+import { chaosFromSpec } from '../../../shared/delivery-lab';
 import type { BodyView, CaseResult, Difference, SuiteRun, SuiteSummary, Verdict } from '../../../shared/suites';
 import { SUITE_MAX_CONCURRENCY } from '../../../shared/suites';
 import { useAppData } from '../app-data';
@@ -11,7 +12,9 @@ import './suites-screen.css';
  * The Suites screen (DESIGN §14): the suites with their last run's verdict counts; a suite's
  * runs and the cases of one run (verdict, status expected → got, ms); a case's differences and
  * both bodies side by side. Run, Accept and Export act on the suite shown; a run in progress
- * shows how far it got. Verdicts and changes are said in words as well as in colour.
+ * shows how far it got. Verdicts and changes are said in words as well as in colour. A run may
+ * take a chaos profile (DESIGN §15, the CLI spelling): its run says the profile and seed, its
+ * cases whether the handler took the duplicates and what chaos did to each.
  * The address is the view: `#/suites?suite=payments&run=12&case=3`.
  */
 
@@ -145,6 +148,10 @@ function SuitePanel({ name, view, onView, onChanged, onDeleted }: { name: string
   const [active, setActive] = useState<SuiteRun | null>(null);
   const [target, setTarget] = useState('');
   const [concurrency, setConcurrency] = useState(1);
+  const [chaosSpec, setChaosSpec] = useState('');
+  const chaos = chaosSpec.trim() === '' ? null : chaosFromSpec(chaosSpec.trim(), 'Chaos');
+  const chaosError = chaos && 'error' in chaos ? chaos.error : null;
+  const chaosHelpId = useId();
   const [notice, setNotice] = useState<{ kind: 'error' | 'ok'; text: string } | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -217,7 +224,8 @@ function SuitePanel({ name, view, onView, onChanged, onDeleted }: { name: string
 
   const start = () =>
     act('run', async () => {
-      const { run: started } = await client.runSuite({ name, ...(target.trim() ? { target_url: target.trim() } : {}), concurrency });
+      const profile = chaos && 'profile' in chaos ? chaos.profile : undefined;
+      const { run: started } = await client.runSuite({ name, ...(target.trim() ? { target_url: target.trim() } : {}), concurrency, ...(profile ? { chaos: profile } : {}) });
       setActive(started);
     });
   const accept = () =>
@@ -280,7 +288,19 @@ function SuitePanel({ name, view, onView, onChanged, onDeleted }: { name: string
             ))}
           </select>
         </label>
-        <button type="submit" className="primary-button" disabled={running || busy !== null}>
+        <label className="field chaos-field">
+          <span>Chaos</span>
+          <input
+            value={chaosSpec}
+            onChange={(event) => setChaosSpec(event.target.value)}
+            placeholder="duplicate=1,reorder=3,delay=0-200,seed=7"
+            aria-label="Chaos profile"
+            aria-invalid={chaosError !== null}
+            aria-describedby={chaosHelpId}
+            spellCheck={false}
+          />
+        </label>
+        <button type="submit" className="primary-button" disabled={running || busy !== null || chaosError !== null}>
           {running ? 'Running…' : 'Run'}
         </button>
         <button type="button" className="quiet-button" disabled={!canAccept || busy !== null} onClick={() => void accept()} title="Make this run's answers the expectation (each case is sent once more to learn noise)">
@@ -305,6 +325,9 @@ function SuitePanel({ name, view, onView, onChanged, onDeleted }: { name: string
           </button>
         )}
       </form>
+      <p id={chaosHelpId} className={chaosError ? 'field-error small' : 'muted small chaos-help'} role={chaosError ? 'alert' : undefined}>
+        {chaosError ?? 'Chaos (optional): duplicate=P (copies, after ms), reorder=N, delay=MIN-MAX ms, seed — a duplicate your handler does not answer 2xx again makes the case changed.'}
+      </p>
       {running && active && (
         <div className="run-progress" role="status" aria-live="polite">
           <progress max={active.total} value={active.done} aria-label={`Run ${active.id} progress`} />
@@ -348,6 +371,11 @@ function RunTable({ run, selectedCase, onCase }: { run: RunDetail; selectedCase:
         {summary.concurrency > 1 && <span className="muted"> · {summary.concurrency} at once</span>}
         {summary.accepted && <span className="mark good">expectation</span>}
       </p>
+      {summary.chaos !== null && (
+        <p className="run-chaos small">
+          Chaos: <code>{summary.chaos}</code> <span className="muted">(seed {/seed=(-?\d+)/.exec(summary.chaos)?.[1] ?? '—'}: the same profile repeats every decision)</span>
+        </p>
+      )}
       {summary.learned_ignores.length > 0 && <p className="muted small">Learned as noise (two sends differed): {summary.learned_ignores.join(', ')}</p>}
       <table className="case-table">
         <thead>
@@ -361,6 +389,11 @@ function RunTable({ run, selectedCase, onCase }: { run: RunDetail; selectedCase:
               ms
             </th>
             <th scope="col">Differences</th>
+            {summary.chaos !== null && (
+              <th scope="col" className="chaos-col">
+                Chaos
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>
@@ -381,6 +414,18 @@ function RunTable({ run, selectedCase, onCase }: { run: RunDetail; selectedCase:
               <td className="mono">{result.verdict === 'failed' ? '—' : `${result.expected_status ?? '—'} → ${result.status ?? '—'}`}</td>
               <td className="num mono">{result.ms ?? ''}</td>
               <td className="small">{caseNote(result)}</td>
+              {summary.chaos !== null && (
+                <td className="small">
+                  <span className="chaos-cell">
+                    {result.idempotency && <span className={`mark ${result.idempotency === 'idempotent' ? 'good' : 'bad'}`}>{result.idempotency === 'idempotent' ? '✓ idempotent' : '✕ not idempotent'}</span>}
+                    {chaosMarks(result).map((mark) => (
+                      <span key={mark} className="mark">
+                        {mark}
+                      </span>
+                    ))}
+                  </span>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -389,10 +434,23 @@ function RunTable({ run, selectedCase, onCase }: { run: RunDetail; selectedCase:
   );
 }
 
+/** `×2 duplicates (200, 409)`, `delayed 120 ms`, `reordered (sent #3)`. */
+function chaosMarks(result: CaseResult): string[] {
+  const chaos = result.chaos;
+  if (!chaos) return [];
+  const marks: string[] = [];
+  if (chaos.duplicates.length > 0) marks.push(`×${chaos.duplicates.length} duplicate${chaos.duplicates.length === 1 ? '' : 's'} (${chaos.duplicates.map((status) => status ?? 'no answer').join(', ')})`);
+  if (chaos.delay_ms > 0) marks.push(`delayed ${chaos.delay_ms} ms`);
+  if (chaos.reordered) marks.push(`reordered (sent #${chaos.sent_order})`);
+  return marks;
+}
+
 function caseNote(result: CaseResult): string {
   if (result.verdict === 'failed') return result.reason ?? 'no answer';
   const parts: string[] = [];
   if (result.diff_count > 0) parts.push(`${result.diff_count}${result.diff_truncated ? '+' : ''} difference${result.diff_count === 1 ? '' : 's'}`);
+  const refused = result.chaos?.duplicates.findIndex((status) => status === null || status < 200 || status > 299) ?? -1;
+  if (result.idempotency === 'not_idempotent' && refused >= 0) parts.push(`not idempotent: duplicate ${refused + 1} got ${result.chaos!.duplicates[refused] ?? 'no answer'}`);
   if (result.warning) parts.push(`warning: ${result.warning}`);
   return parts.join(' · ');
 }
@@ -423,7 +481,7 @@ function CaseDetailPanel({ runId, position, result }: { runId: number; position:
           {error}
         </p>
       )}
-      {result?.reason && <p className={result.verdict === 'failed' ? 'error-banner' : 'muted small'}>{result.reason}</p>}
+      {result?.reason && <p className={result.verdict === 'failed' ? 'error-banner' : result.idempotency === 'not_idempotent' ? 'warning-banner small' : 'muted small'}>{result.reason}</p>}
       {result?.warning && <p className="warning-banner small">Warning: {result.warning}</p>}
       {differences.length > 0 && (
         <table className="diff-table" aria-label="Differences">
