@@ -46,4 +46,23 @@ describe('JUnit XML', () => {
     const { cases } = expectJunitShape(xml);
     expect(cases[0]!['@name']).toBe('#1 stripe a"b<c>&d\uFFFD\uFFFD[2J\uFFFD]]>');
   });
+
+  it('a case that is not idempotent (chaos duplicates) is a failure of its own type, with the reason', () => {
+    const reason = 'not idempotent: the first send got 200, duplicate 1 got 409 — a provider would keep retrying or disable the endpoint';
+    const xml = junitXml({
+      suite: 'payments',
+      targetUrl: 'http://localhost:3000/webhooks',
+      startedAt: '2026-11-30T09:41:07.123Z',
+      durationMs: 20,
+      cases: [
+        { ...base, case: 1, event_type: 'invoice.paid', verdict: 'changed', idempotency: 'not_idempotent', reason },
+        { ...base, case: 2, event_type: 'invoice.paid', verdict: 'pass', idempotency: 'idempotent' },
+      ],
+    });
+    const { suites, cases } = expectJunitShape(xml);
+    expect(suites[0]).toMatchObject({ '@tests': '2', '@failures': '1', '@errors': '0' });
+    const failure = (cases[0]!.failure as Record<string, unknown>[])[0]!;
+    expect(failure).toMatchObject({ '@type': 'not_idempotent', '@message': reason, '#text': reason });
+    expect(cases[1]!.failure).toBeUndefined();
+  });
 });
