@@ -1,6 +1,10 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { guardedAgent } from '../../../src/core/replay/replay.js';
+import { IgnoreRules } from '../../../src/core/suites/json-paths.js';
+import { RunPlanner, runCases, type CaseOutcome, type RunCase } from '../../../src/core/suites/runner.js';
 import { chaosFromSpec, chaosWithSeed, ChaosProfileSchema, formatChaosSpec, parseChaosSpec, type ChaosProfile } from '../../../src/shared/delivery-lab.js';
-import { RunPlanner } from '../../../src/core/suites/runner.js';
 
 /**
  * The planner of a suite run (DESIGN §14 "Order and chaos", §15): every decision — a window's
@@ -83,5 +87,86 @@ describe('the chaos profile in the CLI spelling', () => {
     expect(chaosFromSpec('dupe=1')).toEqual({ error: '--chaos: unknown part "dupe" (duplicate, copies, after, reorder, delay, seed)' });
     expect(chaosFromSpec('delay=500-100', 'chaos')).toEqual({ error: expect.stringMatching(/^chaos: delay_ms: min must not exceed max/) });
     expect(chaosFromSpec('seed=x')).toEqual({ error: '--chaos seed=x: not a number' });
+  });
+});
+
+describe('runCases with the planner, against a real server', () => {
+  /** A server that answers 200 with the body's position, counting what is in flight. */
+  async function startEcho() {
+    const seen: number[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        seen.push(JSON.parse(Buffer.concat(chunks).toString()).position);
+        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 5);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { seen, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+
+  const LOOPBACK = ['127.0.0.1'];
+  const cases = (count: number): RunCase[] =>
+    Array.from({ length: count }, (_, index) => ({
+      id: index + 1,
+      position: index + 1,
+      provider: 'plain',
+      event_type: 'thing.happened',
+      trust_mode: 'unverified',
+      content_type: 'application/json',
+      headers: { 'content-type': 'application/json' },
+      payload: new TextEncoder().encode(JSON.stringify({ position: index + 1 })),
+      expectation: null,
+    }));
+  /** Steps of `size` cases, as the service and the standalone run page them. */
+  function* steps(all: RunCase[], size: number) {
+    for (let i = 0; i < all.length; i += size) yield all.slice(i, i + size);
+  }
+
+  async function runAll(options: { count: number; step: number; concurrency: number; chaos: (ChaosProfile & { seed: number }) | null }) {
+    const echo = await startEcho();
+    const agent = guardedAgent({ allowHosts: () => LOOPBACK, connectTimeoutMs: () => 2_000 });
+    const stored: CaseOutcome[][] = [];
+    try {
+      const totals = await runCases(steps(cases(options.count), options.step), {
+        targetUrl: echo.url,
+        allowHosts: LOOPBACK,
+        timeoutMs: 2_000,
+        concurrency: options.concurrency,
+        learnNoise: false,
+        chaos: options.chaos,
+        rules: { ignore: new IgnoreRules([]), compareHeaders: [] },
+        agent,
+        version: 'test',
+        now: Date.now,
+        secrets: () => [],
+        provider: () => ({ provider: undefined }),
+        onStep: (outcomes) => void stored.push(outcomes),
+      });
+      return { totals, stored, seen: echo.seen };
+    } finally {
+      await agent.close();
+      await echo.close();
+    }
+  }
+
+  it('a reorder window wider than a step: cases are held across steps, every one is sent and stored in its step, in suite order', async () => {
+    const { totals, stored, seen } = await runAll({ count: 23, step: 2, concurrency: 3, chaos: profile('reorder=7,seed=3') });
+    expect(totals).toMatchObject({ done: 23, counts: { new: 23 } });
+    expect(stored.map((step) => step.map((outcome) => outcome.position))).toEqual(Array.from({ length: 12 }, (_, i) => (i < 11 ? [2 * i + 1, 2 * i + 2] : [23])));
+    const byPosition = new Map(stored.flat().map((outcome) => [outcome.position, outcome.chaos!]));
+    for (const [position, facts] of byPosition) expect(Math.ceil(facts.sent_order / 7)).toBe(Math.ceil(position / 7));
+    expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 23 }, (_, i) => i + 1));
+    // The same seed, one at a time and in other steps: the same decisions.
+    const again = await runAll({ count: 23, step: 5, concurrency: 1, chaos: profile('reorder=7,seed=3') });
+    expect(new Map(again.stored.flat().map((outcome) => [outcome.position, outcome.chaos!]))).toEqual(byPosition);
+    expect(again.seen).toEqual([...byPosition].sort((a, b) => a[1].sent_order - b[1].sent_order).map(([position]) => position));
+  });
+
+  it('more workers than cases in flight (steps of one): the idle ones wait for a case to end, the run finishes', async () => {
+    const { totals, seen } = await runAll({ count: 9, step: 1, concurrency: 8, chaos: null });
+    expect(totals).toMatchObject({ done: 9, counts: { new: 9 } });
+    expect(seen).toHaveLength(9);
   });
 });
