@@ -113,7 +113,7 @@ describe('runCases with the planner, against a real server', () => {
       position: index + 1,
       provider: 'plain',
       event_type: 'thing.happened',
-      trust_mode: 'unverified',
+      trust_mode: 'open',
       content_type: 'application/json',
       headers: { 'content-type': 'application/json' },
       payload: new TextEncoder().encode(JSON.stringify({ position: index + 1 })),
