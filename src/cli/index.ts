@@ -20,6 +20,11 @@ import { CliError, EXIT_FAILED, EXIT_USAGE, formatCliError } from './exit.js';
 
 const COMMANDS = [serveCommand, eventsCommand, showCommand, replayCommand, triggerCommand, exportCommand, importCommand, providersCommand, suiteCommand, typesCommand];
 
+/** `switchboard suite run`: a command's name behind its parents' (configure runs after addCommand, so parents are set). */
+function commandPath(command: Command): string {
+  return command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name();
+}
+
 function program(): Command {
   const root = new Command('switchboard')
     .description('a workbench for local webhook development: verify, store, inspect, replay')
@@ -31,7 +36,8 @@ function program(): Command {
     command.exitOverride().configureOutput({
       outputError: (message, write) => write(`switchboard: ${message.replace(/^error: /, '')}`),
     });
-    if (command !== root) command.showHelpAfterError(`(see: switchboard ${command.name()} --help)`);
+    // The full path: a hint of `switchboard run --help` for `suite run` would itself be an unknown command.
+    if (command !== root) command.showHelpAfterError(`(see: ${commandPath(command)} --help)`);
     command.commands.forEach(configure);
   };
   configure(root);
