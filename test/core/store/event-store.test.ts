@@ -1,41 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationsDir } from '../../../src/core/paths.js';
 import { EventStore } from '../../../src/core/store/event-store.js';
 import { migrate } from '../../../src/core/store/migrations.js';
-import { openPgliteInWorker } from '../../../src/core/store/pglite-worker.js';
-import { openPglite, openPostgres, type SqlClient } from '../../../src/core/store/sql-client.js';
+import type { SqlClient } from '../../../src/core/store/sql-client.js';
 import { newEvent } from '../../helpers/events.js';
-import { createTestDatabase } from '../../helpers/postgres.js';
+import { PGLITE, PGLITE_IN_WORKER, POSTGRESQL } from '../../helpers/database-backends.js';
 
-
-interface Backend {
-  name: string;
-  open: () => Promise<{ client: SqlClient; cleanup: () => Promise<void> } | null>;
-}
-
-const backends: Backend[] = [
-  { name: 'PGlite', open: async () => ({ client: await openPglite('memory://'), cleanup: async () => {} }) },
-  {
-    name: 'PGlite in a worker thread',
-    open: async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'switchboard-worker-'));
-      return { client: await openPgliteInWorker(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    open: async () => {
-      const db = await createTestDatabase();
-      if (!db) return null;
-      return { client: await openPostgres(db.url), cleanup: db.drop };
-    },
-  },
-];
-
-describe.each(backends)('event store on $name', (backend) => {
+describe.each([PGLITE, PGLITE_IN_WORKER, POSTGRESQL])('event store on $name', (backend) => {
   let store: EventStore;
   let client: SqlClient;
   let cleanup = async () => {};

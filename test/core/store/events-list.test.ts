@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationsDir } from '../../../src/core/paths.js';
 import { EventStore } from '../../../src/core/store/event-store.js';
 import { migrate } from '../../../src/core/store/migrations.js';
-import { openPglite, openPostgres, type SqlClient } from '../../../src/core/store/sql-client.js';
+import type { SqlClient } from '../../../src/core/store/sql-client.js';
 import { newEvent } from '../../helpers/events.js';
-import { createTestDatabase } from '../../helpers/postgres.js';
+import { PGLITE, POSTGRESQL } from '../../helpers/database-backends.js';
 
 /**
  * What the Events list asks of the store beyond the basic filters: a type prefix (the UI's type
@@ -37,18 +37,7 @@ function recording(client: SqlClient, log: Recorded[]): SqlClient {
   };
 }
 
-const backends = [
-  { name: 'PGlite', open: async () => ({ client: await openPglite('memory://'), cleanup: async () => {} }) },
-  {
-    name: 'PostgreSQL',
-    open: async () => {
-      const db = await createTestDatabase();
-      return db ? { client: await openPostgres(db.url), cleanup: db.drop } : null;
-    },
-  },
-];
-
-describe.each(backends)('the Events list on $name', (backend) => {
+describe.each([PGLITE, POSTGRESQL])('the Events list on $name', (backend) => {
   let client: SqlClient;
   let store: EventStore;
   let cleanup = async () => {};

@@ -6,8 +6,8 @@ import { eventListStep, eventKeysAfterStep, eventsByKeysStep, firstEventAfterSte
 import type { EventQuery, SqlStep } from '../../../src/core/store/types.js';
 import { migrate } from '../../../src/core/store/migrations.js';
 import { backfillSearchBatch, indexSearchBatch } from '../../../src/core/store/search-indexer.js';
-import { openPglite, openPostgres, type SqlClient } from '../../../src/core/store/sql-client.js';
-import { createTestDatabase } from '../../helpers/postgres.js';
+import type { SqlClient } from '../../../src/core/store/sql-client.js';
+import { PGLITE, POSTGRESQL } from '../../helpers/database-backends.js';
 
 /**
  * Every list query the store sends, EXPLAIN ANALYZEd on a seeded, ANALYZEd table: no Seq Scan,
@@ -92,25 +92,7 @@ function planProblems(plan: PlanNode, budget = MAX_ROWS_TOUCHED): string[] {
 /** Events the search indexer has not reached in the seeded table. */
 const SEARCH_TAIL = 200;
 
-interface Backend {
-  name: string;
-  open: () => Promise<{ client: SqlClient; cleanup: () => Promise<void> } | null>;
-}
-
-const backends: Backend[] = [
-  { name: 'PGlite', open: async () => ({ client: await openPglite('memory://'), cleanup: async () => {} }) },
-  {
-    name: 'PostgreSQL',
-    open: async () => {
-      const db = await createTestDatabase();
-      if (!db) return null;
-      const client = await openPostgres(db.url);
-      return { client, cleanup: async () => (await client.close(), await db.drop()) };
-    },
-  },
-];
-
-describe.each(backends)('query plans on $name', (backend) => {
+describe.each([PGLITE, POSTGRESQL])('query plans on $name', (backend) => {
   let client: SqlClient;
   let cleanup = async () => {};
   let available = true;
@@ -141,7 +123,9 @@ describe.each(backends)('query plans on $name', (backend) => {
     await client.exec('ANALYZE events;');
   }, 120_000);
   afterAll(async () => {
-    if (available) await cleanup();
+    if (!available) return;
+    await client.close();
+    await cleanup();
   });
 
   /** EXPLAINs one statement the way the store runs it (its planner settings in a transaction). */
