@@ -228,7 +228,15 @@ export class Switchboard implements Services {
         logger: this.logger,
         ...(options.onDatabaseWorkerCrash ? { onWorkerCrash: options.onDatabaseWorkerCrash } : {}),
       }).then((sql) => {
-        this.closers.push({ name: 'database', close: () => (this.opened ? this.opened.close() : sql.close()) });
+        this.closers.push({
+          name: 'database',
+          close: () => {
+            // SWITCHBOARD_TRACE_LANES=1 (diagnostic, for `npm run bench -- scale indexing`): what
+            // each background job's slices cost, in one line at stop (DESIGN §17).
+            if (this.opened && process.env.SWITCHBOARD_TRACE_LANES === '1') this.logger.info(`background slices: ${JSON.stringify(this.opened.store.lanes.sliceStats())}`);
+            return this.opened ? this.opened.close() : sql.close();
+          },
+        });
         return sql;
       });
       const [openedSql, loaded] = await Promise.allSettled([opening, loadServices()]);
@@ -443,6 +451,7 @@ export class Switchboard implements Services {
       barrier: () => journal?.barrier() ?? Promise.resolve(),
       newestId: () => journal?.allocatedThrough ?? 0,
       lastIngestAt: () => journal?.lastSubmitAt ?? -Infinity,
+      yieldTo: () => opened.searchIndexer.backfilling,
     });
     // SWITCHBOARD_SHAPES=off (diagnostic, like SWITCHBOARD_JOURNAL=off): no upkeep, for the
     // ingest benchmark's side-by-side cost of it (DESIGN §16: ≤ 5 %).

@@ -32,10 +32,12 @@ import { emptyShape, fieldsToJson, observe, shapeFromJson, type Shape } from './
 export const MAX_WALK_BYTES = 1024 * 1024;
 const MAX_BATCH_ROWS = 200;
 const POLL_MS = 2_000;
-/** Far behind, slices go in between the foreground's statements (as the search indexer's do). */
+/** Far behind, it no longer waits for ingest to pause (its slices still wait for reads). */
 const MAX_BEHIND = 50_000;
-/** JavaScript time per turn of the event loop before the walk yields. */
-const WALK_TURN_MS = 5;
+/** JavaScript time per turn of the event loop before the walk yields (a request read meanwhile waits at most this). */
+const WALK_TURN_MS = 3;
+/** How often a tracker that yields to another job looks again. */
+const YIELD_MS = 1_000;
 
 export interface ShapeTrackerOptions {
   logger: Logger;
@@ -48,6 +50,11 @@ export interface ShapeTrackerOptions {
   barrier?: () => Promise<void>;
   newestId?: () => number;
   lastIngestAt?: () => number;
+  /**
+   * True while another background job should have the lane first (the search index's backfill:
+   * a search walks what it has not reached, while shapes behind only delay drift marks).
+   */
+  yieldTo?: () => boolean;
 }
 
 interface Held {
@@ -77,7 +84,9 @@ export class ShapeTracker {
       behind: () => (this.options.newestId?.() ?? 0) - this.shapedId,
       maxBehind: MAX_BEHIND,
       pollMs: POLL_MS,
-      step: (urgent) => this.serial(undefined, urgent),
+      // Far behind, it stops waiting for ingest to pause, but never cuts in front of a read: being
+      // behind only delays drift marks (a search, by contrast, walks an unindexed tail itself).
+      step: async () => (this.options.yieldTo?.() ? { done: false, idleMs: YIELD_MS } : this.serial(undefined, false)),
       failed: (error) => `shapes: ${error.message}; trying again`,
     });
   }
@@ -118,14 +127,15 @@ export class ShapeTracker {
   /** One step: a batch read, the shapes it needs loaded, walked, written — each statement a background slice. */
   private async step(rows: number | undefined, urgent: boolean): Promise<{ done: boolean }> {
     const take = rows ?? this.size.rows;
+    let readMs = 0;
     const batch = await this.lanes.background(
       async (db) => {
         const started = performance.now();
         const read = await readShapeBatch(db, take, MAX_WALK_BYTES);
-        this.size.record(read.events.length, performance.now() - started);
+        readMs = performance.now() - started;
         return read;
       },
-      { urgent },
+      { urgent, label: 'shapes: read' },
     );
     if (batch.generation !== this.generation) {
       this.held.clear(); // a reset or a clear: shapes start again from the database
@@ -139,7 +149,7 @@ export class ShapeTracker {
       .filter((event) => !this.held.has(keyOf(event.provider, event.event_type)))
       .map((event) => ({ provider: event.provider, event_type: event.event_type }));
     if (missing.length > 0) {
-      const loaded = await this.lanes.background((db) => loadShapes(db, missing), { urgent });
+      const loaded = await this.lanes.background((db) => loadShapes(db, missing), { urgent, label: 'shapes: load' });
       for (const record of loaded) {
         const { fields, events_seen, first_seen, last_seen, truncated, field_count: _count, ...rest } = record;
         this.held.set(keyOf(record.provider, record.event_type), {
@@ -185,7 +195,15 @@ export class ShapeTracker {
       field_count: shape.fields.size,
     }));
     try {
-      await this.lanes.background((db) => writeShapeStep(db, { fromId: batch.shapedId, toId: last, generation: batch.generation, shapes, notes }), { urgent });
+      await this.lanes.background(
+        async (db) => {
+          const started = performance.now();
+          await writeShapeStep(db, { fromId: batch.shapedId, toId: last, generation: batch.generation, shapes, notes });
+          // Sized by the dearer of its two slices: the write grows with the notes and shapes of the batch.
+          this.size.record(batch.events.length, Math.max(readMs, performance.now() - started));
+        },
+        { urgent, label: 'shapes: write' },
+      );
     } catch (error) {
       this.held.clear();
       if (error instanceof ShapePositionMoved) return { done: false };

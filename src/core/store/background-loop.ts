@@ -23,8 +23,11 @@ export interface BackgroundLoopOptions {
   behind: () => number;
   maxBehind: number;
   pollMs: number;
-  /** One step of the job; `done` once nothing is left until woken. */
-  step: (urgent: boolean) => Promise<{ done: boolean }>;
+  /**
+   * One step of the job; `done` once nothing is left until woken; `idleMs`: nothing to do for
+   * now (another job goes first), look again after that long or when woken.
+   */
+  step: (urgent: boolean) => Promise<{ done: boolean; idleMs?: number }>;
   /** The first failure of a run of them, in one log line. */
   failed: (error: Error) => string;
 }
@@ -63,8 +66,9 @@ export class BackgroundLoop {
         continue;
       }
       let done: boolean;
+      let idleMs: number | undefined;
       try {
-        done = (await options.step(behind >= options.maxBehind)).done;
+        ({ done, idleMs } = await options.step(behind >= options.maxBehind));
         this.failures = 0;
       } catch (error) {
         if (this.stopped) return;
@@ -74,6 +78,7 @@ export class BackgroundLoop {
         continue;
       }
       if (done) await this.sleep(options.pollMs);
+      else if (idleMs !== undefined) await this.sleep(idleMs);
       else await new Promise((resolve) => setImmediate(resolve));
     }
   }

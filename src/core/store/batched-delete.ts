@@ -25,7 +25,7 @@ export async function deleteInBatches(ctx: StoreContext, statement: (rows: numbe
       } finally {
         ctx.journal?.forgetStoredKeys();
       }
-    });
+    }, { label: 'retention: delete' });
     total += deleted;
     if (deleted < rows) return total;
   }

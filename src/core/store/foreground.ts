@@ -14,17 +14,35 @@ import type { QueryOptions, SqlClient } from './sql-client.js';
  *
  * A background job never starves the foreground; under a steady foreground load it waits (the
  * search indexer has its own bound on how far behind that may leave it).
+ *
+ * One background cost cannot be cut into slices of that size: GIN's fast update merges its
+ * pending list inside whichever insert fills it (35–190 ms at 1M events). The search indexer
+ * avoids it while someone is using the database (quietFor(); search-indexer.ts). sliceStats()
+ * keeps what each job's slices cost, the benchmark's account of where a read's p99 goes.
  */
 
 /** The database time one background slice aims at. */
 export const BACKGROUND_SLICE_MS = 4;
 
+/** What the background lane's slices of one job cost (the benchmark's account of where reads' p99 goes). */
+export interface SliceStats {
+  slices: number;
+  totalMs: number;
+  maxMs: number;
+  /** Slices over 10 ms and over 25 ms: each one a read could have waited for. */
+  over10: number;
+  over25: number;
+}
+
 export class DatabaseLanes {
   private inFlight = 0;
+  /** When the foreground last went idle (performance.now()); -Infinity: not yet used. */
+  private idleSince = -Infinity;
   private idleWaiters: (() => void)[] = [];
   private releaseScheduled = false;
   /** The slice in the database now, if any: slices run one at a time. */
   private slice: Promise<unknown> = Promise.resolve();
+  private readonly stats = new Map<string, SliceStats>();
   /** The foreground lane: the database, with every statement counted. */
   readonly foreground: SqlClient;
 
@@ -37,22 +55,47 @@ export class DatabaseLanes {
     return this.inFlight;
   }
 
+  /** What each job's slices cost so far, by the label it gave (`background` when none). */
+  sliceStats(): Record<string, SliceStats> {
+    return Object.fromEntries([...this.stats].map(([label, stats]) => [label, { ...stats }]));
+  }
+
+  /** How long the foreground has been idle, in ms (0 while a statement is in flight). */
+  quietFor(): number {
+    return this.inFlight > 0 ? 0 : performance.now() - this.idleSince;
+  }
+
   /**
    * Runs `work` — one bounded statement, or a few — on the background lane: after the slice
    * before it, once no foreground statement is in flight. `urgent` skips the wait for the
    * foreground (one slice between its statements): for background work whose delay would cost
    * the foreground more than the slice does (the search indexer far behind, reads slowing down).
    */
-  background<T>(work: (db: SqlClient) => Promise<T>, options: { urgent?: boolean } = {}): Promise<T> {
+  background<T>(work: (db: SqlClient) => Promise<T>, options: { urgent?: boolean; label?: string } = {}): Promise<T> {
     const run = this.slice.catch(() => {}).then(async () => {
       // A turn of the event loop first: foreground work about to be sent (a group commit, a
       // request just read) goes before the slice, not after a chain of them.
       await new Promise((resolve) => setImmediate(resolve));
       while (this.inFlight > 0 && !options.urgent) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
-      return work(this.db);
+      const started = performance.now();
+      try {
+        return await work(this.db);
+      } finally {
+        this.count(options.label ?? 'background', performance.now() - started);
+      }
     });
     this.slice = run;
     return run;
+  }
+
+  private count(label: string, ms: number): void {
+    let stats = this.stats.get(label);
+    if (!stats) this.stats.set(label, (stats = { slices: 0, totalMs: 0, maxMs: 0, over10: 0, over25: 0 }));
+    stats.slices++;
+    stats.totalMs += ms;
+    stats.maxMs = Math.max(stats.maxMs, ms);
+    if (ms > 10) stats.over10++;
+    if (ms > 25) stats.over25++;
   }
 
   private counted(db: SqlClient): SqlClient {
@@ -62,7 +105,10 @@ export class DatabaseLanes {
         return await statement();
       } finally {
         this.inFlight--;
-        if (this.inFlight === 0) this.releaseBackground();
+        if (this.inFlight === 0) {
+          this.idleSince = performance.now();
+          this.releaseBackground();
+        }
       }
     };
     const lane: SqlClient = {

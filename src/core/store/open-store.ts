@@ -84,6 +84,8 @@ export async function openStore(sql: SqlClient, options: OpenStoreOptions): Prom
   const opened = journal;
   indexer = new SearchIndexer(store.lanes, {
     logger: options.logger,
+    // One statement at a time holds every other back only on the embedded database.
+    adaptIndexMode: sql.kind === 'pglite',
     ingestBacklog: () => opened?.stats.lagRecords ?? 0,
     newestId: () => opened?.allocatedThrough ?? 0,
     lastIngestAt: () => opened?.lastSubmitAt ?? -Infinity,

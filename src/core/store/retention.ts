@@ -51,7 +51,7 @@ export class Retention {
       // The row at index `skip` from the newest; after a step, from the row after `after`.
       const step = nthNewestStep(after ? skip - 1 : skip, after);
       const started = performance.now();
-      const rows = await this.ctx.lanes.background((db) => db.query<{ received_at: string; id: number | string }>(step.sql, step.params));
+      const rows = await this.ctx.lanes.background((db) => db.query<{ received_at: string; id: number | string }>(step.sql, step.params), { label: 'retention: seek' });
       seek.record(skip, performance.now() - started);
       if (!rows[0]) return null;
       after = { received_at: rows[0].received_at, id: Number(rows[0].id) };

@@ -17,6 +17,15 @@ import type { SqlClient } from './sql-client.js';
  *   migrations/0007 the whole log is indexed again; newest first, so the events a developer
  *   searches for are indexed within seconds). A search reads what is not indexed yet directly.
  *
+ * The trigram index's own cost (embedded database): GIN's fast update puts new entries in a
+ * pending list and merges it into the index inside whichever insert fills it — one atomic step of
+ * 35–190 ms at 1M events that no slice size can avoid, and the cause of reads' 50–100 ms p99
+ * during a backfill (docs/benchmarks.md). So while someone is using the database (a foreground
+ * statement in the last IDLE_MS) the indexes take their entries directly (`fastupdate = off`:
+ * ~1 ms per event, slices of a few events, ~1,000 events a second); once nobody has for IDLE_MS
+ * they go back to fast update, ~3× faster, merges and all (tuneSearchIndex, `mode`). The first
+ * read after such a pause may meet a merge in progress; every later one meets only slices.
+ *
  * Ingest comes first (background-loop.ts): while deliveries keep arriving or the journal has
  * events waiting to be applied, the indexer waits — unless it is more than MAX_TAIL events
  * behind, because a search reads the unindexed tail directly and a long tail makes searches
@@ -29,9 +38,20 @@ import type { SqlClient } from './sql-client.js';
 export const SEARCH_INDEX_BATCH_ROWS = 200;
 const MAX_TAIL = 50_000;
 const POLL_MS = 5_000;
+/** The foreground idle this long: nobody is waiting, the indexes take fast update (see above). */
+export const IDLE_MS = 2_000;
+const SEARCH_INDEXES = ['event_search_doc_trgm_idx', 'event_search_type_trgm_idx'];
+
+/** How the search indexes take new entries: `direct` (fastupdate off) while someone uses the database, `fast` when idle. */
+export type SearchIndexMode = 'direct' | 'fast';
 
 export interface SearchIndexerOptions {
   logger: Logger;
+  /**
+   * Switch the indexes between direct and fast update by how busy the foreground is (the
+   * embedded database, where one statement holds every other back); off: leave them as they are.
+   */
+  adaptIndexMode?: boolean;
   /** Events stored or acknowledged but not yet in the database (the journal's lag); 0 if none. */
   ingestBacklog?: () => number;
   /** The highest event id known to be stored or acknowledged. */
@@ -47,8 +67,16 @@ export class SearchIndexer {
   private backfillPending = true;
   /** The last tail step came back short: nothing new since, unless woken. */
   private tailCaughtUp = false;
-  private readonly tailSlice = new SliceSize({ initialRows: 20, maxRows: SEARCH_INDEX_BATCH_ROWS });
-  private readonly backfillSlice = new SliceSize({ initialRows: 20, maxRows: SEARCH_INDEX_BATCH_ROWS });
+  /** Slice sizes per mode: an event costs ~4× more with direct update. */
+  private readonly slices: Record<SearchIndexMode, { tail: SliceSize; backfill: SliceSize }> = {
+    // ~0.8 ms a statement and ~0.7–2 ms an event: a slice of one would spend half its time on itself.
+    direct: { tail: new SliceSize({ initialRows: 3, minRows: 2, maxRows: SEARCH_INDEX_BATCH_ROWS, targetMs: 5 }), backfill: new SliceSize({ initialRows: 3, minRows: 2, maxRows: SEARCH_INDEX_BATCH_ROWS, targetMs: 5 }) },
+    fast: { tail: new SliceSize({ initialRows: 20, maxRows: SEARCH_INDEX_BATCH_ROWS }), backfill: new SliceSize({ initialRows: 20, maxRows: SEARCH_INDEX_BATCH_ROWS }) },
+  };
+  /** What the indexes are set to; null until the first slice has looked (tuneSearchIndex). */
+  private indexMode: SearchIndexMode | null = null;
+  /** Switches between the modes so far (tests, the benchmark). */
+  modeSwitches = 0;
 
   constructor(
     private readonly lanes: DatabaseLanes,
@@ -81,6 +109,11 @@ export class SearchIndexer {
     return this.indexedId;
   }
 
+  /** How the indexes take entries now (tests, the benchmark); null before the first slice. */
+  get mode(): SearchIndexMode | null {
+    return this.indexMode;
+  }
+
   /** Whether older events still wait for the backfill (tests, the benchmark). */
   get backfilling(): boolean {
     return this.backfillPending;
@@ -92,7 +125,7 @@ export class SearchIndexer {
 
   /** Indexes until nothing is left, tail and backfill (tests and the benchmark; the loop does this by itself). */
   async catchUp(): Promise<void> {
-    while (!(await this.slice(SEARCH_INDEX_BATCH_ROWS, true)).done) {
+    while (!(await this.slice(SEARCH_INDEX_BATCH_ROWS, true, 'fast')).done) {
       // next slice
     }
   }
@@ -101,13 +134,23 @@ export class SearchIndexer {
    * One slice: the tail if there is one, else the backfill. `done` once neither has anything left.
    * `rows`: how many to take (default: what the slice sizes say fits in ~4 ms).
    */
-  private async slice(rows: number | undefined, urgent: boolean): Promise<{ done: boolean }> {
+  private async slice(rows: number | undefined, urgent: boolean, force?: SearchIndexMode): Promise<{ done: boolean }> {
     const newest = this.options.newestId?.();
     const tail = !this.tailCaughtUp || (newest !== undefined && newest > this.indexedId) || !this.backfillPending;
-    const size = tail ? this.tailSlice : this.backfillSlice;
-    const take = rows ?? size.rows;
+    // Decided as the slice is sent, by the foreground's last statement: a read that comes while
+    // this waited for its turn only makes it wait longer (the lane runs it once idle again).
+    const mode = (): SearchIndexMode => force ?? (!this.options.adaptIndexMode || this.lanes.quietFor() >= IDLE_MS ? 'fast' : 'direct');
     return this.lanes.background(
       async (db) => {
+        const wanted = mode();
+        if (this.options.adaptIndexMode && this.indexMode !== wanted) {
+          await setSearchIndexMode(db, wanted);
+          if (this.indexMode !== null) this.modeSwitches++;
+          this.indexMode = wanted;
+          return { done: false }; // the switch is this slice
+        }
+        const size = this.slices[wanted][tail ? 'tail' : 'backfill'];
+        const take = rows ?? size.rows;
         const started = performance.now();
         if (tail) {
           const step = await indexSearchBatch(db, take);
@@ -121,10 +164,24 @@ export class SearchIndexer {
         this.backfillPending = step.pending;
         return { done: !step.pending };
       },
-      { urgent },
+      { urgent, label: tail ? 'search index: new events' : 'search index: backfill' },
     );
   }
 
+}
+
+/**
+ * Sets the search indexes' `fastupdate` (direct: off). Switching to direct leaves what is pending
+ * where it is (a search reads it; the next fast-update merge takes it in).
+ */
+export async function setSearchIndexMode(db: SqlClient, mode: SearchIndexMode): Promise<void> {
+  await db.exec(SEARCH_INDEXES.map((name) => `ALTER INDEX ${name} SET (fastupdate = ${mode === 'fast' ? 'on' : 'off'});`).join('\n'));
+}
+
+/** What the search indexes are set to now (tests). */
+export async function searchIndexMode(db: SqlClient): Promise<SearchIndexMode> {
+  const rows = await db.query<{ reloptions: string[] | null }>(`SELECT reloptions FROM pg_class WHERE relname = $1`, [SEARCH_INDEXES[0]]);
+  return rows[0]?.reloptions?.includes('fastupdate=off') ? 'direct' : 'fast';
 }
 
 /**

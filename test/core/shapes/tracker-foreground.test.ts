@@ -16,7 +16,7 @@ class RecordingLanes extends DatabaseLanes {
   sliceStarts: number[] = [];
   slicesRunning = 0;
   slicesStarted = 0;
-  override background<T>(work: (db: SqlClient) => Promise<T>, options: { urgent?: boolean } = {}): Promise<T> {
+  override background<T>(work: (db: SqlClient) => Promise<T>, options: { urgent?: boolean; label?: string } = {}): Promise<T> {
     return super.background(async (db) => {
       this.sliceStarts.push(this.foregroundInFlight);
       this.slicesRunning++;
@@ -101,4 +101,22 @@ describe('the shape tracker and foreground reads', () => {
       ['type.3', 150],
     ]);
   }, 120_000);
+
+  it('lets the search index’s backfill have the lane first, and shapes once it is done', async () => {
+    await sql.exec('UPDATE shape_state SET shaped_id = 0, generation = generation + 1; TRUNCATE shapes, event_shapes');
+    const lanes = new RecordingLanes(sql);
+    let backfilling = true;
+    const tracker = new ShapeTracker(lanes, { logger: memoryLogger(), kindOf: () => 'open', yieldTo: () => backfilling });
+    tracker.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(lanes.slicesStarted).toBe(0);
+      expect(tracker.shapedThrough).toBe(0);
+      backfilling = false;
+      const newest = await store.latestEventId();
+      await expect.poll(() => tracker.shapedThrough, { timeout: 30_000 }).toBe(newest);
+    } finally {
+      await tracker.stop();
+    }
+  }, 60_000);
 });

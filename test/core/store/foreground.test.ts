@@ -74,6 +74,26 @@ describe('the database lanes', () => {
     expect(lanes.foregroundInFlight).toBe(0);
   });
 
+  it('says how long the foreground has been quiet: nothing while a statement is in flight, then the time since the last', async () => {
+    const statement = lanes.foreground.query('SELECT pg_sleep(0.1)');
+    expect(lanes.quietFor()).toBe(0);
+    await statement;
+    const right = lanes.quietFor();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(lanes.quietFor()).toBeGreaterThanOrEqual(right + 50);
+  });
+
+  it('keeps what each job’s slices cost, by label: what a read could have waited for', async () => {
+    await lanes.background((sql) => sql.query('SELECT pg_sleep(0.03)'), { label: 'test: slow' });
+    await lanes.background((sql) => sql.query('SELECT 1'), { label: 'test: quick' });
+    await expect(lanes.background((sql) => sql.query('SELECT nonsense FROM nowhere'), { label: 'test: quick' })).rejects.toThrow();
+    const stats = lanes.sliceStats();
+    expect(stats['test: slow']).toEqual({ slices: 1, totalMs: expect.any(Number), maxMs: expect.any(Number), over10: 1, over25: 1 });
+    expect(stats['test: slow']!.maxMs).toBeGreaterThanOrEqual(25);
+    expect(stats['test: quick']!.slices).toBe(2);
+    expect(stats.background!.slices).toBeGreaterThan(0); // the slices of the tests above, unlabelled
+  });
+
   it('counts a failed foreground statement out again', async () => {
     await expect(lanes.foreground.query('SELECT nonsense FROM nowhere')).rejects.toThrow();
     expect(lanes.foregroundInFlight).toBe(0);
