@@ -292,9 +292,29 @@ async function benchStartBreakdown(dataDir) {
   for (const [label, ms, cpuUsed] of JSON.parse(out.trim().split('\n').at(-1))) console.log(`    ${label.padEnd(66)} ${fmtMs(ms).padStart(10)} ${fmtMs(cpuUsed).padStart(10)}`);
 }
 
+/**
+ * The SDK's transport passes one connection-wide AbortSignal to every fetch, and undici adds an
+ * abort listener to it per request that only garbage collection removes: after ~14,000 calls
+ * Node warned MaxListenersExceededWarning (the same leak as samanhappy/mcphub#1062). Each
+ * request gets a signal of its own here, tied to the transport's until its answer arrives.
+ */
+function isolatedSignalFetch(url, init = {}) {
+  const parent = init.signal;
+  if (!parent) return fetch(url, init);
+  const own = new AbortController();
+  const abort = () => own.abort(parent.reason);
+  if (parent.aborted) abort();
+  else parent.addEventListener('abort', abort, { once: true });
+  // Untied once the answer's headers are in: a body still streaming is ended by the client's
+  // close (the benchmark's only abort) through the server going away.
+  return fetch(url, { ...init, signal: own.signal }).finally(() => parent.removeEventListener('abort', abort));
+}
+
 async function mcpClient(control) {
   const client = new Client({ name: 'bench-scale', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${control}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${control}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } }, fetch: isolatedSignalFetch }),
+  );
   return client;
 }
 

@@ -4,8 +4,8 @@ import type { Logger } from '../logger.js';
  * The loop of a background job that follows the event log (the search indexer, the shape
  * tracker; DESIGN §17): ingest comes first — while deliveries keep arriving (one in the last
  * QUIET_MS) or the journal has events waiting to be applied, it waits, unless it has fallen
- * `maxBehind` events behind, when its steps go in between the foreground's statements (urgent:
- * a long unindexed or unshaped tail costs reads more than a slice does). Idle, it sleeps until
+ * `maxBehind` events behind: then it takes one step per BUSY_WAIT_MS (urgent for the search
+ * indexer: a long unindexed tail costs searches more than a slice costs ingest). Idle, it sleeps until
  * woken (an applied batch) or `pollMs`. A failing step is reported once, then retried with a
  * growing pause; the job's own slices keep to the background lane (foreground.ts).
  */
@@ -60,8 +60,8 @@ export class BackgroundLoop {
     const { options } = this;
     while (!this.stopped) {
       const behind = options.behind();
-      const ingesting = performance.now() - (options.lastIngestAt?.() ?? -Infinity) < QUIET_MS;
-      if (((options.ingestBacklog?.() ?? 0) > 0 || ingesting) && behind < options.maxBehind) {
+      const ingesting = (options.ingestBacklog?.() ?? 0) > 0 || performance.now() - (options.lastIngestAt?.() ?? -Infinity) < QUIET_MS;
+      if (ingesting && behind < options.maxBehind) {
         await this.sleep(BUSY_WAIT_MS);
         continue;
       }
@@ -79,6 +79,10 @@ export class BackgroundLoop {
       }
       if (done) await this.sleep(options.pollMs);
       else if (idleMs !== undefined) await this.sleep(idleMs);
+      // Far behind while deliveries keep coming: one step per BUSY_WAIT_MS, a bounded share of
+      // the machine (its walk and its slices), so a long burst is not slowed by its own upkeep.
+      // Not woken early: every applied batch wakes the loop, which would undo the pacing.
+      else if (ingesting) await new Promise((resolve) => setTimeout(resolve, BUSY_WAIT_MS).unref());
       else await new Promise((resolve) => setImmediate(resolve));
     }
   }

@@ -71,7 +71,7 @@ export class DatabaseLanes {
    * foreground (one slice between its statements): for background work whose delay would cost
    * the foreground more than the slice does (the search indexer far behind, reads slowing down).
    */
-  background<T>(work: (db: SqlClient) => Promise<T>, options: { urgent?: boolean; label?: string } = {}): Promise<T> {
+  background<T>(work: (db: SqlClient) => Promise<T>, options: { urgent?: boolean; label?: string | (() => string) } = {}): Promise<T> {
     const run = this.slice.catch(() => {}).then(async () => {
       // A turn of the event loop first: foreground work about to be sent (a group commit, a
       // request just read) goes before the slice, not after a chain of them.
@@ -81,7 +81,8 @@ export class DatabaseLanes {
       try {
         return await work(this.db);
       } finally {
-        this.count(options.label ?? 'background', performance.now() - started);
+        const label = typeof options.label === 'function' ? options.label() : options.label;
+        this.count(label ?? 'background', performance.now() - started);
       }
     });
     this.slice = run;

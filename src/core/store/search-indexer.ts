@@ -23,7 +23,7 @@ import type { SqlClient } from './sql-client.js';
  * during a backfill (docs/benchmarks.md). So while someone is using the database (a foreground
  * statement in the last IDLE_MS) the indexes take their entries directly (`fastupdate = off`:
  * ~1 ms per event, slices of a few events, ~1,000 events a second); once nobody has for IDLE_MS
- * they go back to fast update, ~3× faster, merges and all (tuneSearchIndex, `mode`). The first
+ * they go back to fast update, ~3× faster, merges and all (setSearchIndexMode, `mode`). The first
  * read after such a pause may meet a merge in progress; every later one meets only slices.
  *
  * Ingest comes first (background-loop.ts): while deliveries keep arriving or the journal has
@@ -137,8 +137,8 @@ export class SearchIndexer {
   private async slice(rows: number | undefined, urgent: boolean, force?: SearchIndexMode): Promise<{ done: boolean }> {
     const newest = this.options.newestId?.();
     const tail = !this.tailCaughtUp || (newest !== undefined && newest > this.indexedId) || !this.backfillPending;
-    // Decided as the slice is sent, by the foreground's last statement: a read that comes while
-    // this waited for its turn only makes it wait longer (the lane runs it once idle again).
+    // Decided when the slice runs (the lane runs it once the foreground is idle), by how long ago
+    // the foreground's last statement ended.
     const mode = (): SearchIndexMode => force ?? (!this.options.adaptIndexMode || this.lanes.quietFor() >= IDLE_MS ? 'fast' : 'direct');
     return this.lanes.background(
       async (db) => {
@@ -164,10 +164,10 @@ export class SearchIndexer {
         this.backfillPending = step.pending;
         return { done: !step.pending };
       },
-      { urgent, label: tail ? 'search index: new events' : 'search index: backfill' },
+      // Labelled once done, by the mode it ran in.
+      { urgent, label: () => `search index: ${tail ? 'new events' : 'backfill'}${this.indexMode ? `, ${this.indexMode}` : ''}` },
     );
   }
-
 }
 
 /**

@@ -56,8 +56,14 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
  * ~130 MB of resident memory and ~100 ms before the first query, idle or not. The operating
  * system caches the data files anyway (PGlite reads them through Node's fs), so a smaller pool
  * costs little at a million events (docs/benchmarks.md has the numbers).
+ *
+ * `wal_init_zero=off`: a new 16 MB WAL segment is created without writing 16 MB of zeros first —
+ * inside whichever statement needs it, on this one thread, 25–55 ms a read would wait for (the
+ * search indexer's direct inserts fill a segment every second or two; DESIGN §17). The embedded
+ * database runs with fsync off (the journal is what makes a delivery durable), so the zeros
+ * guarded nothing here.
  */
-export const PGLITE_SETTINGS: readonly string[] = ['shared_buffers=16MB', 'temp_buffers=2MB'];
+export const PGLITE_SETTINGS: readonly string[] = ['shared_buffers=16MB', 'temp_buffers=2MB', 'wal_init_zero=off'];
 
 /**
  * Emscripten's file system chmods every file it creates to the mode asked for (0666 for the

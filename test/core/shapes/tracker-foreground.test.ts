@@ -16,7 +16,7 @@ class RecordingLanes extends DatabaseLanes {
   sliceStarts: number[] = [];
   slicesRunning = 0;
   slicesStarted = 0;
-  override background<T>(work: (db: SqlClient) => Promise<T>, options: { urgent?: boolean; label?: string } = {}): Promise<T> {
+  override background<T>(work: (db: SqlClient) => Promise<T>, options: { urgent?: boolean; label?: string | (() => string) } = {}): Promise<T> {
     return super.background(async (db) => {
       this.sliceStarts.push(this.foregroundInFlight);
       this.slicesRunning++;
