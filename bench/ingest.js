@@ -214,7 +214,47 @@ async function loadServe(serve, connections = CONNECTIONS, all = [serve], redeli
   return run;
 }
 
+/**
+ * `BENCH_INGEST_COSTS=1`: only the side-by-side costs, in more rounds (BENCH_STREAM_ROUNDS,
+ * default 4 here) — the journal as shipped against no shape upkeep, answer rules that never
+ * match, and the baseline checkout if BENCH_BASELINE_ROOT names one. The full run's one pair of
+ * rounds leaves ±9 % between two identical servers on this machine; these differences are smaller.
+ */
+async function benchCosts() {
+  const ROUNDS = Number(process.env.BENCH_STREAM_ROUNDS ?? 4);
+  const quiet = await startServe(['--quiet']);
+  const rules = await startServe(['--quiet'], {}, root, [{ when: { event_type: 'never.*' }, status: 503 }, { when: { path: 'ref', equals: 'refs/heads/never' }, status: 500 }]);
+  const noShapes = await startServe(['--quiet'], { SWITCHBOARD_SHAPES: 'off' });
+  const baselineRoot = process.env.BENCH_BASELINE_ROOT;
+  const baseline = baselineRoot ? await startServe(['--quiet'], {}, baselineRoot) : null;
+  const servers = [quiet, rules, noShapes, ...(baseline ? [baseline] : [])];
+  try {
+    for (const serve of servers) await loadServe(serve, CONNECTIONS, servers); // warm-up
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? servers : [...servers].reverse();
+      for (const serve of order) serve.runs.push(await loadServe(serve, CONNECTIONS, servers));
+    }
+  } finally {
+    for (const serve of servers) await serve.stop();
+  }
+  const [q, r, n, b] = [quiet, rules, noShapes, baseline].map((serve) => (serve ? combine(serve.runs) : null));
+  const spread = (serve) => {
+    const values = serve.runs.map((run) => run.perSecond);
+    return `${Math.round(Math.min(...values))}–${Math.round(Math.max(...values))}/s`;
+  };
+  console.log(`\ningest costs: signed GitHub deliveries (2 KB), ${DURATION_S} s each, ${CONNECTIONS} conns, ${ROUNDS} alternating rounds (means; the range of the rounds)`);
+  console.log(`  journal --quiet (as shipped)               ${Math.round(q.perSecond)}/s  (${spread(quiet)})  p99 ${q.p99} ms`);
+  console.log(`  answer rules (none matching)               ${Math.round(r.perSecond)}/s  (${spread(rules)})  p99 ${r.p99} ms`);
+  console.log(`  SWITCHBOARD_SHAPES=off                     ${Math.round(n.perSecond)}/s  (${spread(noShapes)})  p99 ${n.p99} ms`);
+  if (b) console.log(`  baseline checkout (${baselineRoot})  ${Math.round(b.perSecond)}/s  (${spread(baseline)})  p99 ${b.p99} ms`);
+  const rulesCost = 1 - r.perSecond / q.perSecond;
+  const shapesCost = 1 - q.perSecond / n.perSecond;
+  console.log(`answer rules: throughput cost ${(rulesCost * 100).toFixed(1)} % (target ≤ 3 %) → ${rulesCost <= 0.03 ? 'met' : 'NOT met'}; shape upkeep: ${(shapesCost * 100).toFixed(1)} % (target ≤ 5 %) → ${shapesCost <= 0.05 ? 'met' : 'NOT met'}`);
+  if (b) console.log(`this checkout / baseline: ${(q.perSecond / b.perSecond).toFixed(2)}× throughput, p99 ${q.p99} ms against ${b.p99} ms`);
+}
+
 export async function benchIngest() {
+  if (process.env.BENCH_INGEST_COSTS === '1') return benchCosts();
   const results = {};
   const bare = await startChild(['-e', BARE_SERVER], {}, (out) => /bare (\S+)/.exec(out)?.[1]);
   try {

@@ -108,6 +108,16 @@ export const CaseChaosSchema = z.object({
 });
 export type CaseChaos = z.infer<typeof CaseChaosSchema>;
 
+/** What chaos did to a case, in words (CLI and UI): `×2 duplicates (200, 409)`, `delayed 120 ms`, `reordered (sent #3)`. */
+export function chaosMarks(chaos: CaseChaos | null): string[] {
+  if (!chaos) return [];
+  const marks: string[] = [];
+  if (chaos.duplicates.length > 0) marks.push(`×${chaos.duplicates.length} duplicate${chaos.duplicates.length === 1 ? '' : 's'} (${chaos.duplicates.map((status) => status ?? 'no answer').join(', ')})`);
+  if (chaos.delay_ms > 0) marks.push(`delayed ${chaos.delay_ms} ms`);
+  if (chaos.reordered) marks.push(`reordered (sent #${chaos.sent_order})`);
+  return marks;
+}
+
 export const CaseResultSchema = z.object({
   case: z.number().int().positive(),
   provider: z.string(),

@@ -2,7 +2,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import type { ApiOutput } from '../../shared/api.js';
 import { chaosFromSpec, type ChaosProfile } from '../../shared/delivery-lab.js';
-import { SUITE_MAX_CASES, SUITE_MAX_CONCURRENCY, type CaseChaos, type CaseResult, type Difference, type Verdict } from '../../shared/suites.js';
+import { chaosMarks, SUITE_MAX_CASES, SUITE_MAX_CONCURRENCY, type CaseResult, type Difference, type Verdict } from '../../shared/suites.js';
 import { isSwitchboardError } from '../../core/errors.js';
 import { switchboardVersion } from '../../core/paths.js';
 import { describeDifference, junitXml, type JunitCase } from '../../core/suites/junit.js';
@@ -254,16 +254,6 @@ function reportText(report: RunReport): string {
   out.push(`${report.cases.length} cases: ${pass} pass, ${changed} changed, ${failed} failed, ${report.counts.new} new`);
   if (report.learned_ignores.length > 0) out.push(`learned ignores (noise between two sends): ${printable(report.learned_ignores.join('  '))}`);
   return `${out.join('\n')}\n`;
-}
-
-/** `×2 duplicates`, `delayed 120 ms`, `reordered (sent 3rd)`: what chaos did to a case. */
-export function chaosMarks(chaos: CaseChaos | null): string[] {
-  if (!chaos) return [];
-  const marks: string[] = [];
-  if (chaos.duplicates.length > 0) marks.push(`×${chaos.duplicates.length} duplicate${chaos.duplicates.length === 1 ? '' : 's'} (${chaos.duplicates.map((status) => status ?? 'no answer').join(', ')})`);
-  if (chaos.delay_ms > 0) marks.push(`delayed ${chaos.delay_ms} ms`);
-  if (chaos.reordered) marks.push(`reordered (sent #${chaos.sent_order})`);
-  return marks;
 }
 
 function exportCommand(): Command {

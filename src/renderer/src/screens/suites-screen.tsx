@@ -2,7 +2,7 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ApiOutput } from '../../../shared/api';
 import { chaosFromSpec } from '../../../shared/delivery-lab';
 import type { BodyView, CaseResult, Difference, SuiteRun, SuiteSummary, Verdict } from '../../../shared/suites';
-import { SUITE_MAX_CONCURRENCY } from '../../../shared/suites';
+import { chaosMarks, SUITE_MAX_CONCURRENCY } from '../../../shared/suites';
 import { useAppData } from '../app-data';
 import { paramsFromHash, replaceView } from '../lib/nav';
 import { formatTime } from '../lib/time';
@@ -418,7 +418,7 @@ function RunTable({ run, selectedCase, onCase }: { run: RunDetail; selectedCase:
                 <td className="small">
                   <span className="chaos-cell">
                     {result.idempotency && <span className={`mark ${result.idempotency === 'idempotent' ? 'good' : 'bad'}`}>{result.idempotency === 'idempotent' ? '✓ idempotent' : '✕ not idempotent'}</span>}
-                    {chaosMarks(result).map((mark) => (
+                    {chaosMarks(result.chaos).map((mark) => (
                       <span key={mark} className="mark">
                         {mark}
                       </span>
@@ -432,17 +432,6 @@ function RunTable({ run, selectedCase, onCase }: { run: RunDetail; selectedCase:
       </table>
     </section>
   );
-}
-
-/** `×2 duplicates (200, 409)`, `delayed 120 ms`, `reordered (sent #3)`. */
-function chaosMarks(result: CaseResult): string[] {
-  const chaos = result.chaos;
-  if (!chaos) return [];
-  const marks: string[] = [];
-  if (chaos.duplicates.length > 0) marks.push(`×${chaos.duplicates.length} duplicate${chaos.duplicates.length === 1 ? '' : 's'} (${chaos.duplicates.map((status) => status ?? 'no answer').join(', ')})`);
-  if (chaos.delay_ms > 0) marks.push(`delayed ${chaos.delay_ms} ms`);
-  if (chaos.reordered) marks.push(`reordered (sent #${chaos.sent_order})`);
-  return marks;
 }
 
 function caseNote(result: CaseResult): string {
