@@ -65,11 +65,23 @@ export function shapeToJsonSchema(shape: Shape, root: string): JsonSchema {
 /** The root type's name: `github` + `push` → `GithubPush`. */
 export const rootTypeName = (provider: string, eventType: string) => pascalName(provider, eventType);
 
+/** Stands for the number of events in a generated banner, so the text can be kept while only the count moves. */
+export const EVENTS_SEEN_MARK = '\u0000events_seen\u0000';
+
 export async function generateTypes(shape: Shape, provider: string, eventType: string): Promise<GeneratedTypes> {
   const root = rootTypeName(provider, eventType);
-  const jsonSchema = shapeToJsonSchema(shape, root);
+  const generated = await generateFromSchema(shapeToJsonSchema(shape, root), provider, eventType);
+  return { ...generated, typescript: generated.typescript.replace(EVENTS_SEEN_MARK, String(shape.events_seen)) };
+}
+
+/**
+ * The types of one JSON Schema (shapeToJsonSchema's), the TypeScript banner saying
+ * EVENTS_SEEN_MARK where the count goes: what the schema does not change, nor does this.
+ */
+export async function generateFromSchema(jsonSchema: JsonSchema, provider: string, eventType: string): Promise<GeneratedTypes> {
+  const root = rootTypeName(provider, eventType);
   const typescript = await compile(structuredClone(jsonSchema) as never, root, {
-    bannerComment: `/** ${provider} ${eventType}: inferred by switchboard from ${shape.events_seen} stored events. */`,
+    bannerComment: `/** ${provider} ${eventType}: inferred by switchboard from ${EVENTS_SEEN_MARK} stored events. */`,
     additionalProperties: false,
     format: true,
     strictIndexSignatures: false,

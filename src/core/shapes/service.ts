@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { DriftMark, EventTypeShape, GeneratedTypes, ShapeField, ShapeSummary, SpecViolation } from '../../shared/shapes.js';
 import { SwitchboardError } from '../errors.js';
 import type { EventStore } from '../store/event-store.js';
 import type { ShapeSummaryRecord } from '../store/shapes.js';
-import { generateTypes } from './generate.js';
+import { EVENTS_SEEN_MARK, generateFromSchema, rootTypeName, shapeToJsonSchema } from './generate.js';
 import { shapeFromJson, typesOf, type FieldStats, type Shape } from './infer.js';
 import type { ShapeTracker } from './tracker.js';
 
@@ -10,7 +11,9 @@ import type { ShapeTracker } from './tracker.js';
  * What the faces ask of shapes (DESIGN §16): the list of types, one type described (fields,
  * drift history, spec violations, generated types), a reset. Reads are foreground statements
  * of one row or one index range each, never a scan of the events; generated types are cached
- * per shape version (json-schema-to-typescript and prettier take tens of ms).
+ * by what they are made of — the type's JSON Schema, not its counts (json-schema-to-typescript
+ * and prettier take ~20 ms warm, ~250 ms the first time in a process), so a type whose events
+ * keep coming in the same shape is generated once.
  */
 
 export const MAX_DESCRIBED_FIELDS = 2_000;
@@ -62,16 +65,22 @@ export class ShapeService {
     return this.store.shapes.reset(provider, eventType);
   }
 
-  private types(record: ShapeSummaryRecord, shape: Shape): Promise<GeneratedTypes> {
-    const key = `${record.provider}\u0000${record.event_type}\u0000${record.events_seen}\u0000${record.field_count}\u0000${record.last_seen}`;
+  private async types(record: ShapeSummaryRecord, shape: Shape): Promise<GeneratedTypes> {
+    const schema = shapeToJsonSchema(shape, rootTypeName(record.provider, record.event_type));
+    // A digest, not the schema's text: 64 of 2,000 fields each would hold megabytes of keys.
+    const key = `${record.provider}\u0000${record.event_type}\u0000${createHash('sha256').update(JSON.stringify(schema)).digest('base64')}`;
     let cached = this.typesCache.get(key);
-    if (!cached) {
+    if (cached) {
+      // Most recently used last: the one dropped when full is the least recently asked for.
+      this.typesCache.delete(key);
+    } else {
       if (this.typesCache.size >= CACHED_TYPES) this.typesCache.delete(this.typesCache.keys().next().value!);
-      cached = generateTypes(shape, record.provider, record.event_type);
+      cached = generateFromSchema(schema, record.provider, record.event_type);
       cached.catch(() => this.typesCache.delete(key));
-      this.typesCache.set(key, cached);
     }
-    return cached;
+    this.typesCache.set(key, cached);
+    const generated = await cached;
+    return { ...generated, typescript: generated.typescript.replace(EVENTS_SEEN_MARK, String(record.events_seen)) };
   }
 }
 

@@ -156,4 +156,29 @@ describe('shapes', () => {
     await t.sb.shapes.tracker.catchUp();
     expect((await api('describeEventType', { provider: 'github', event_type: 'push' })).body.events_seen).toBe(1);
   }, 60_000);
+
+  it('generates a type once while its events keep the same shape: only the banner count moves', async () => {
+    const type = 'generated.once';
+    const order = (n: number) => ({ order: { id: n, total: n * 10, note: `n${n}` } });
+    const deliverOpen = async (payload: unknown) =>
+      expect((await t.deliver(`/webhooks/hooks`, JSON.stringify({ type, ...(payload as object) }), { 'content-type': 'application/json' })).status).toBe(200);
+    for (let i = 0; i < 3; i++) await deliverOpen(order(i));
+    await t.sb.shapes.tracker.catchUp();
+    const first = await t.sb.shapes.describe('hooks', type);
+    expect(first.types.typescript).toContain('from 3 stored events');
+    await deliverOpen(order(3));
+    await t.sb.shapes.tracker.catchUp();
+    const second = await t.sb.shapes.describe('hooks', type);
+    expect(second.events_seen).toBe(4);
+    expect(second.types.typescript).toContain('from 4 stored events');
+    expect(second.types.typescript.replace('from 4', 'from 3')).toBe(first.types.typescript);
+    // The same generation, not a new one: the schema object itself is the cached one.
+    expect(second.types.json_schema).toBe(first.types.json_schema);
+    // A new field is a new shape: generated again, with it.
+    await deliverOpen({ ...order(4), coupon: 'SAVE' });
+    await t.sb.shapes.tracker.catchUp();
+    const third = await t.sb.shapes.describe('hooks', type);
+    expect(third.types.json_schema).not.toBe(first.types.json_schema);
+    expect(third.types.typescript).toMatch(/coupon\?: string/);
+  }, 60_000);
 });
