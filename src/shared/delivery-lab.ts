@@ -106,20 +106,35 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** A profile in the CLI spelling is a few dozen characters; anything past this is not one. */
+export const MAX_CHAOS_SPEC_LENGTH = 500;
+
+/**
+ * A piece of what someone typed, safe to put in a one-line message: printable ASCII as it is,
+ * anything else (NUL, newlines, a pasted megabyte) quoted with escapes and cut to 40 characters.
+ */
+function shownPart(text: string): string {
+  const cut = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  return /^[\x21-\x7e]*$/.test(cut) ? cut : JSON.stringify(cut);
+}
+
 /**
  * The CLI spelling `duplicate=0.2,copies=1,after=100,reorder=5,delay=0-500,seed=42` as the
- * profile's input (validated by ChaosProfileSchema afterwards). Throws with the bad part named.
+ * profile's input (validated by ChaosProfileSchema afterwards). Throws with the bad part named
+ * (shortened and escaped: the message is one line whatever was pasted).
  */
 export function parseChaosSpec(spec: string): ChaosProfileInput {
+  if (spec.length > MAX_CHAOS_SPEC_LENGTH) throw new Error(`--chaos: ${spec.length.toLocaleString('en')} characters is not a profile (at most ${MAX_CHAOS_SPEC_LENGTH}; e.g. duplicate=1,reorder=3,delay=0-200,seed=7)`);
   const profile: ChaosProfileInput = {};
   const duplicate: { probability?: number; copies?: number; after_ms?: number } = {};
-  const number = (key: string, value: string) => {
+  const number = (key: string, value: string, part = `${key}=${value}`) => {
     const parsed = Number(value);
-    if (value.trim() === '' || !Number.isFinite(parsed)) throw new Error(`--chaos ${key}=${value}: not a number`);
+    if (value.trim() === '' || !Number.isFinite(parsed)) throw new Error(`--chaos ${shownPart(part)}: not a number`);
     return parsed;
   };
   for (const part of spec.split(',').map((item) => item.trim()).filter(Boolean)) {
-    const [key, value = ''] = part.split('=', 2) as [string, string?];
+    const equals = part.indexOf('=');
+    const [key, value] = equals === -1 ? [part, ''] : [part.slice(0, equals), part.slice(equals + 1)];
     switch (key) {
       case 'duplicate':
         duplicate.probability = number(key, value);
@@ -135,14 +150,14 @@ export function parseChaosSpec(spec: string): ChaosProfileInput {
         break;
       case 'delay': {
         const [min, max = min] = value.split('-', 2) as [string, string?];
-        profile.delay_ms = { min: number(key, min), max: number(key, max) };
+        profile.delay_ms = { min: number(key, min, part), max: number(key, max, part) };
         break;
       }
       case 'seed':
         profile.seed = number(key, value);
         break;
       default:
-        throw new Error(`--chaos: unknown part "${key}" (duplicate, copies, after, reorder, delay, seed)`);
+        throw new Error(`--chaos: unknown part ${JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key)} (duplicate, copies, after, reorder, delay, seed)`);
     }
   }
   if (Object.keys(duplicate).length > 0) profile.duplicate = duplicate;

@@ -117,6 +117,20 @@ describe.runIf(run)('Suites screen', () => {
     await chaosField.fill('duplicate=2');
     await poll(() => page.getByRole('alert').filter({ hasText: /^Chaos: duplicate\.probability/ }).count()).toBe(1);
     await poll(() => page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(true);
+    // Pasted oddities: a NUL, a megabyte. Said in one short escaped line, Run blocked, nothing echoed whole.
+    for (const [spec, said] of [
+      ['seed=1\u0000', /^Chaos "seed=1\\u0000": not a number$/],
+      [`seed=1,${'z'.repeat(1024 * 1024)}`, /^Chaos: 1,048,583 characters is not a profile \(at most 500; /],
+    ] as const) {
+      await chaosField.fill(spec);
+      const alert = page.getByRole('alert').filter({ hasText: /^Chaos/ });
+      await poll(() => alert.textContent()).toMatch(said);
+      expect(((await alert.textContent()) ?? '').length).toBeLessThan(200);
+      await poll(() => page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(true);
+    }
+    await page.setViewportSize({ width: 900, height: 860 });
+    await page.screenshot({ path: join(SHOTS, 'suites-chaos-error-900.png') });
+    await page.setViewportSize({ width: 1280, height: 860 });
     await chaosField.fill('duplicate=1,copies=1,after=0,delay=0-50,seed=2');
     await poll(() => page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).toBe(false);
     // A handler that answers 409 to a delivery it already took (its answers otherwise as accepted).
@@ -133,6 +147,9 @@ describe.runIf(run)('Suites screen', () => {
     await page.getByRole('button', { name: /Case 1: changed/ }).click();
     await poll(() => page.getByRole('region', { name: 'Case 1' }).textContent()).toMatch(/not idempotent: the first send got 200, duplicate 1 got 409 — a provider would keep retrying or disable the endpoint/);
     await page.screenshot({ path: join(SHOTS, 'suites-chaos-case-1280.png'), fullPage: true });
+    await page.setViewportSize({ width: 900, height: 860 });
+    await page.screenshot({ path: join(SHOTS, 'suites-chaos-case-900.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 860 });
     await chaosField.fill('');
     handler.reset();
     handler.behaviour.amountFactor = 2;

@@ -88,6 +88,22 @@ describe('the chaos profile in the CLI spelling', () => {
     expect(chaosFromSpec('delay=500-100', 'chaos')).toEqual({ error: expect.stringMatching(/^chaos: delay_ms: min must not exceed max/) });
     expect(chaosFromSpec('seed=x')).toEqual({ error: '--chaos seed=x: not a number' });
   });
+
+  it('pasted oddities come back as one short escaped line, never echoed whole', () => {
+    const oneLine = (spec: string) => {
+      const result = chaosFromSpec(spec, 'Chaos');
+      expect(result).toHaveProperty('error');
+      const error = (result as { error: string }).error;
+      expect(error).not.toMatch(/[\u0000-\u001f]/);
+      expect(error.length).toBeLessThan(200);
+      return error;
+    };
+    expect(oneLine('seed=1\u0000\u0000')).toBe('Chaos "seed=1\\u0000\\u0000": not a number');
+    expect(oneLine('delay=-5')).toBe('Chaos delay=-5: not a number');
+    expect(oneLine(`${'x'.repeat(300)}=1`)).toBe(`Chaos: unknown part "${'x'.repeat(40)}…" (duplicate, copies, after, reorder, delay, seed)`);
+    expect(oneLine('duplicate=1\nreorder=3')).toMatch(/^Chaos "duplicate=1\\nreorder=3": not a number$/);
+    expect(oneLine(`seed=1,${'a'.repeat(1024 * 1024)}`)).toMatch(/^Chaos: 1,048,583 characters is not a profile \(at most 500; /);
+  });
 });
 
 describe('runCases with the planner, against a real server', () => {
