@@ -22,7 +22,7 @@ const sign = (body) => `sha256=${createHmac('sha256', SECRET).update(body).diges
  * sender): it compresses about 3× where the padded body above compresses ~40×, so the
  * database's TOAST (compression, then an out-of-line copy) shows in its cost.
  */
-function githubPush() {
+export function githubPush() {
   const api = 'https://api.github.com/repos/octo-org/hello-world';
   const repository = { id: 186853002, node_id: 'MDEwOlJlcG9zaXRvcnkxODY4NTMwMDI=', name: 'hello-world', full_name: 'octo-org/hello-world', private: false };
   repository.owner = { name: 'octo-org', login: 'octo-org', id: 21031067, avatar_url: 'https://avatars1.githubusercontent.com/u/21031067?v=4', url: 'https://api.github.com/users/octo-org', html_url: 'https://github.com/octo-org', type: 'Organization', site_admin: false };
@@ -223,7 +223,7 @@ async function loadServe(serve, connections = CONNECTIONS, all = [serve], redeli
 async function benchCosts() {
   const ROUNDS = Number(process.env.BENCH_STREAM_ROUNDS ?? 4);
   const quiet = await startServe(['--quiet']);
-  const rules = await startServe(['--quiet'], {}, root, [{ when: { event_type: 'never.*' }, status: 503 }, { when: { path: 'ref', equals: 'refs/heads/never' }, status: 500 }]);
+  const rules = await startServe(['--quiet'], {}, root, COST_RULES);
   const noShapes = await startServe(['--quiet'], { SWITCHBOARD_SHAPES: 'off' });
   const baselineRoot = process.env.BENCH_BASELINE_ROOT;
   const baseline = baselineRoot ? await startServe(['--quiet'], {}, baselineRoot) : null;
@@ -251,7 +251,26 @@ async function benchCosts() {
   const shapesCost = 1 - q.perSecond / n.perSecond;
   console.log(`answer rules: throughput cost ${(rulesCost * 100).toFixed(1)} % (target ≤ 3 %) → ${rulesCost <= 0.03 ? 'met' : 'NOT met'}; shape upkeep: ${(shapesCost * 100).toFixed(1)} % (target ≤ 5 %) → ${shapesCost <= 0.05 ? 'met' : 'NOT met'}`);
   if (b) console.log(`this checkout / baseline: ${(q.perSecond / b.perSecond).toFixed(2)}× throughput, p99 ${q.p99} ms against ${b.p99} ms`);
+  // The rules' own work, without the noise of two servers: what deciding costs a delivery, as a
+  // share of the receiving thread's time at the rate just measured.
+  const { AnswerRules } = await import('../dist/core/receiver/answer-rules.js');
+  const payload = new TextEncoder().encode(PUSH);
+  const answers = new AnswerRules();
+  const decideUs = [];
+  for (let round = 0; round < 5; round++) {
+    const t = performance.now();
+    for (let i = 0; i < 20_000; i++) answers.decide('github', COST_RULES, { eventType: 'push', payload, attempt: 1 });
+    decideUs.push(((performance.now() - t) * 1000) / 20_000);
+  }
+  const us = [...decideUs].sort((x, y) => x - y)[2];
+  console.log(`answer rules' own work: ${us.toFixed(1)} µs a delivery (a ${(PUSH.length / 1024).toFixed(1)} KB push; median of 5 × 20,000 decisions) = ${((us * q.perSecond) / 1e4).toFixed(1)} % of one thread at ${Math.round(q.perSecond)}/s`);
 }
+
+/** Rules that never match a push (a type glob, a payload path): what having rules costs by itself. */
+const COST_RULES = [
+  { when: { event_type: 'never.*' }, status: 503, delay_ms: 0 },
+  { when: { path: 'ref', equals: 'refs/heads/never' }, status: 500, delay_ms: 0 },
+];
 
 export async function benchIngest() {
   if (process.env.BENCH_INGEST_COSTS === '1') return benchCosts();
@@ -273,7 +292,7 @@ export async function benchIngest() {
   const streaming = await startServe([]);
   // The delivery lab's and the shapes' costs (DESIGN §15 ≤ 3 %, §16 ≤ 5 %), beside `quiet` in the
   // same rounds: a provider whose answer rules are all checked and none matches, and no shape upkeep.
-  const rules = await startServe(['--quiet'], {}, root, [{ when: { event_type: 'never.*' }, status: 503 }, { when: { path: 'ref', equals: 'refs/heads/never' }, status: 500 }]);
+  const rules = await startServe(['--quiet'], {}, root, COST_RULES);
   const noShapes = await startServe(['--quiet'], { SWITCHBOARD_SHAPES: 'off' });
   const baselineRoot = process.env.BENCH_BASELINE_ROOT;
   const baseline = baselineRoot ? await startServe(['--quiet'], {}, baselineRoot) : null;

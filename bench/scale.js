@@ -311,7 +311,7 @@ function isolatedSignalFetch(url, init = {}) {
 }
 
 /** A tool's structured answer, or its error thrown. */
-function toolCaller(client) {
+export function toolCaller(client) {
   return async (name, args) => {
     const result = await client.callTool({ name, arguments: args });
     if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
@@ -319,7 +319,7 @@ function toolCaller(client) {
   };
 }
 
-async function mcpClient(control) {
+export async function mcpClient(control) {
   const client = new Client({ name: 'bench-scale', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${control}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } }, fetch: isolatedSignalFetch }),

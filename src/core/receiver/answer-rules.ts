@@ -22,6 +22,23 @@ export interface RuleInput {
 }
 
 const UNPARSED = Symbol('unparsed');
+const BACKSLASH = 0x5c;
+
+/**
+ * A path rule's value as the bytes it must appear as in a payload without escapes (a string,
+ * true, false, null), or null when it has no single spelling (numbers: 1, 1.0, 1e0). Per rule
+ * object: a reload makes new ones.
+ */
+const spellings = new WeakMap<object, Buffer | null>();
+function spellingOf(when: object, equals: unknown): Buffer | null {
+  let spelling = spellings.get(when);
+  if (spelling === undefined) {
+    const text = typeof equals === 'string' || typeof equals === 'boolean' || equals === null ? JSON.stringify(equals) : null;
+    spelling = text === null || text.includes('\\') ? null : Buffer.from(text, 'utf8');
+    spellings.set(when, spelling);
+  }
+  return spelling;
+}
 
 export class AnswerRules {
   /** Per provider: the rules the draws belong to (a reload gives new objects) and each rule's generator. */
@@ -30,6 +47,17 @@ export class AnswerRules {
   decide(provider: string, rules: readonly AnswerRule[] | undefined, input: RuleInput): AnswerDecision | null {
     if (!rules || rules.length === 0) return null;
     let json: unknown = UNPARSED;
+    let escapes: boolean | undefined;
+    const bytes = Buffer.from(input.payload.buffer, input.payload.byteOffset, input.payload.byteLength);
+    // Parsing a 6 KB payload costs ~28 µs a delivery; looking for the value's bytes ~1 µs. In a
+    // payload with no backslash every string is spelled as it is, so a value whose spelling is
+    // not in the bytes is not at the path either (and the rule does not match) — sound, not a guess.
+    const absent = (when: object, equals: unknown) => {
+      const spelling = spellingOf(when, equals);
+      if (spelling === null) return false;
+      escapes ??= bytes.includes(BACKSLASH);
+      return !escapes && !bytes.includes(spelling);
+    };
     const payload = () => {
       if (json === UNPARSED) {
         try {
@@ -43,7 +71,7 @@ export class AnswerRules {
     for (const [index, rule] of rules.entries()) {
       const when = rule.when;
       if (when?.event_type !== undefined && !globMatches(when.event_type, input.eventType)) continue;
-      if (when?.path !== undefined && !isDeepStrictEqual(valueAt(payload(), when.path), when.equals)) continue;
+      if (when?.path !== undefined && (absent(when, when.equals) || !isDeepStrictEqual(valueAt(payload(), when.path), when.equals))) continue;
       if (rule.first_attempts !== undefined && input.attempt > rule.first_attempts) continue;
       if (rule.probability !== undefined && this.draw(provider, rules, index, rule) >= rule.probability) continue;
       return { rule, number: index + 1 };
