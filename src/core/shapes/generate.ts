@@ -68,12 +68,6 @@ export const rootTypeName = (provider: string, eventType: string) => pascalName(
 /** Stands for the number of events in a generated banner, so the text can be kept while only the count moves. */
 export const EVENTS_SEEN_MARK = '\u0000events_seen\u0000';
 
-export async function generateTypes(shape: Shape, provider: string, eventType: string): Promise<GeneratedTypes> {
-  const root = rootTypeName(provider, eventType);
-  const generated = await generateFromSchema(shapeToJsonSchema(shape, root), provider, eventType);
-  return { ...generated, typescript: generated.typescript.replace(EVENTS_SEEN_MARK, String(shape.events_seen)) };
-}
-
 /**
  * The types of one JSON Schema (shapeToJsonSchema's), the TypeScript banner saying
  * EVENTS_SEEN_MARK where the count goes: what the schema does not change, nor does this.

@@ -7,9 +7,8 @@ import type { AnswerRule } from '../../../src/shared/delivery-lab.js';
 // can spell the same value — escapes, \u sequences, other number forms — still matches.
 
 const bytes = (text: string) => new TextEncoder().encode(text);
-const decide = (rule: Omit<AnswerRule, 'status'>, payload: string) =>
-  new AnswerRules().decide('p', [{ status: 503, delay_ms: 0, ...rule } as AnswerRule], { eventType: 'order.paid', payload: bytes(payload), attempt: 1 })?.number ?? null;
-const at = (path: string, equals: unknown) => ({ when: { path, equals } }) as Omit<AnswerRule, 'status'>;
+const decide = (rule: AnswerRule, payload: string) => new AnswerRules().decide('p', [rule], { eventType: 'order.paid', payload: bytes(payload), attempt: 1 })?.number ?? null;
+const at = (path: string, equals: unknown) => ({ status: 503, delay_ms: 0, when: { path, equals } }) as AnswerRule;
 
 describe('answer rules on a payload path', () => {
   it('matches a value however the JSON spells it', () => {
