@@ -242,10 +242,11 @@ async function benchCosts() {
     for (const serve of servers) await serve.stop();
   }
   const [q, r, n, b] = [quiet, rules, noShapes, baseline].map((serve) => (serve ? combine(serve.runs) : null));
-  const spread = (serve) => {
+  const rates = (serve) => {
     const values = serve.runs.map((run) => run.perSecond);
-    return `${Math.round(Math.min(...values))}–${Math.round(Math.max(...values))}/s`;
+    return { min: Math.min(...values), max: Math.max(...values), mean: values.reduce((sum, v) => sum + v, 0) / values.length };
   };
+  const spread = (serve) => `${Math.round(rates(serve).min)}–${Math.round(rates(serve).max)}/s`;
   console.log(`\ningest costs: signed GitHub deliveries (2 KB), ${DURATION_S} s each, ${CONNECTIONS} conns, ${quiet.runs.length} rotated rounds (means; the range of the rounds)`);
   console.log(`  journal --quiet (as shipped)               ${Math.round(q.perSecond)}/s  (${spread(quiet)})  p99 ${q.p99} ms`);
   console.log(`  answer rules (none matching)               ${Math.round(r.perSecond)}/s  (${spread(rules)})  p99 ${r.p99} ms`);
@@ -255,10 +256,7 @@ async function benchCosts() {
   const shapesCost = 1 - q.perSecond / n.perSecond;
   // How far one server's own rounds spread (max − min over mean): a difference between servers
   // smaller than this is not one this run can see.
-  const roundSpread = Math.max(...[quiet, rules, noShapes].map((serve) => {
-    const values = serve.runs.map((run) => run.perSecond);
-    return (Math.max(...values) - Math.min(...values)) / (values.reduce((sum, v) => sum + v, 0) / values.length);
-  }));
+  const roundSpread = Math.max(...[quiet, rules, noShapes].map((serve) => (rates(serve).max - rates(serve).min) / rates(serve).mean));
   const verdict = (cost, target) => (cost <= target ? 'met' : cost < roundSpread ? `inside the rounds' own spread of ${(roundSpread * 100).toFixed(0)} %: not conclusive` : 'NOT met');
   console.log(`answer rules: throughput cost ${(rulesCost * 100).toFixed(1)} % (target ≤ 3 %) → ${verdict(rulesCost, 0.03)}; shape upkeep: ${(shapesCost * 100).toFixed(1)} % (target ≤ 5 %) → ${verdict(shapesCost, 0.05)}`);
   if (b) console.log(`this checkout / baseline: ${(q.perSecond / b.perSecond).toFixed(2)}× throughput, p99 ${q.p99} ms against ${b.p99} ms`);

@@ -109,12 +109,15 @@ export function seededRandom(seed: number): () => number {
 /** A profile in the CLI spelling is a few dozen characters; anything past this is not one. */
 export const MAX_CHAOS_SPEC_LENGTH = 500;
 
+/** What someone typed, cut to 40 characters for a one-line message. */
+const clipped = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
+
 /**
  * A piece of what someone typed, safe to put in a one-line message: printable ASCII as it is,
- * anything else (NUL, newlines, a pasted megabyte) quoted with escapes and cut to 40 characters.
+ * anything else (NUL, newlines, a pasted megabyte) quoted with escapes, clipped.
  */
 function shownPart(text: string): string {
-  const cut = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  const cut = clipped(text);
   return /^[\x21-\x7e]*$/.test(cut) ? cut : JSON.stringify(cut);
 }
 
@@ -157,7 +160,7 @@ export function parseChaosSpec(spec: string): ChaosProfileInput {
         profile.seed = number(key, value);
         break;
       default:
-        throw new Error(`--chaos: unknown part ${JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key)} (duplicate, copies, after, reorder, delay, seed)`);
+        throw new Error(`--chaos: unknown part ${JSON.stringify(clipped(key))} (duplicate, copies, after, reorder, delay, seed)`);
     }
   }
   if (Object.keys(duplicate).length > 0) profile.duplicate = duplicate;

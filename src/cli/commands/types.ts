@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { connect, withClientOptions, type ClientFlags } from '../client.js';
 import { usageError } from '../exit.js';
 import { localTime, table } from '../format.js';
+import { terminalSafeBlock } from '../terminal-safe.js';
 
 /**
  * `switchboard types` (DESIGN §16): the shapes switchboard inferred from stored events.
@@ -39,7 +40,7 @@ export function typesCommand(): Command {
     if (flags.reset) {
       if (provider === undefined) throw usageError('--reset needs a provider (and optionally an event type)');
       const { reset } = await client.call('resetEventType', { provider, ...(eventType !== undefined ? { event_type: eventType } : {}) });
-      process.stdout.write(`forgot ${reset} shape${reset === 1 ? '' : 's'}: ${printable(provider)}${eventType ? ` ${printable(eventType)}` : ''} is inferred again from the next events\n`);
+      process.stdout.write(`forgot ${reset} shape${reset === 1 ? '' : 's'}: ${terminalSafeBlock(provider)}${eventType ? ` ${terminalSafeBlock(eventType)}` : ''} is inferred again from the next events\n`);
       return;
     }
     if (eventType === undefined) {
@@ -50,8 +51,8 @@ export function typesCommand(): Command {
         table(
           ['PROVIDER', 'TYPE', 'EVENTS', 'FIELDS', 'DRIFT', 'LAST SEEN'],
           types.map((type) => [
-            printable(type.provider),
-            printable(type.event_type),
+            terminalSafeBlock(type.provider),
+            terminalSafeBlock(type.event_type),
             String(type.events_seen),
             `${type.field_count}${type.paths_truncated ? '+' : ''}`,
             type.drift_events > 0 ? `${type.drift_events} (last ${localTime(type.last_drift_at!)})` : '-',
@@ -70,17 +71,12 @@ export function typesCommand(): Command {
       process.stdout.write(
         table(
           ['PATH', 'PRESENCE', 'TYPES', 'EXAMPLE'],
-          shape.fields.map((field) => [printable(field.path), `${Math.round(field.presence * 1000) / 10} %`, field.types.join(' | '), printable(field.example ?? '')]),
+          shape.fields.map((field) => [terminalSafeBlock(field.path), `${Math.round(field.presence * 1000) / 10} %`, field.types.join(' | '), terminalSafeBlock(field.example ?? '')]),
         ),
       );
       if (shape.fields_truncated) process.stderr.write('… more fields: --json lists up to 2,000\n');
       return;
     }
-    process.stdout.write(printable(shape.types.typescript));
+    process.stdout.write(terminalSafeBlock(shape.types.typescript));
   });
-}
-
-/** C0/C1 controls and DEL as `\xNN` (newlines and tabs of generated code kept). */
-function printable(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
