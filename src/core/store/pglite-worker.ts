@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SwitchboardError } from '../errors.js';
 import { unpackDatabaseTemplate } from './database-template.js';
-import { acquireDirLock, parseBytea, PGLITE_SETTINGS, pgliteDir, restrictFileModes, type QueryOptions, type SqlClient } from './sql-client.js';
+import { acquireDirLock, parseBytea, pgliteDir, pgliteSettings, restrictFileModes, type BufferPoolSize, type QueryOptions, type SqlClient } from './sql-client.js';
 
 /**
  * PGlite in a worker thread. A PGlite query runs synchronously in WASM on whatever thread owns
@@ -150,8 +150,11 @@ export interface WorkerDatabaseOptions {
   recycleAfterValueBytes?: number;
   recycleQuietMs?: number;
   recycleMaxDelayMs?: number;
-  /** Told after each recycle how long the database was unavailable. */
-  onRecycle?: (info: { ms: number }) => void;
+  /**
+   * Told after each recycle how long the database was unavailable, and why: a large value's
+   * memory given back, the buffer pool changed (setBufferPool), or asked for (recycle()).
+   */
+  onRecycle?: (info: { ms: number; reason: RecycleReason }) => void;
   /**
    * Told when a worker that had opened the database ended without being asked to (it crashed:
    * an uncaught error in it, its memory exhausted, `process.exit` in WASM). The statements in
@@ -160,12 +163,21 @@ export interface WorkerDatabaseOptions {
   onCrash?: (error: Error) => void;
 }
 
+export type RecycleReason = 'large value' | 'buffer pool' | 'asked';
+
 /** The embedded database in a worker thread, with its recycling visible (tests, benchmarks). */
 export interface WorkerSqlClient extends SqlClient {
   /** Workers replaced so far. */
   readonly recycles: number;
   /** Replaces the worker now (after the statements in flight and open transactions). */
   recycle(): Promise<void>;
+  /** The buffer pool the database runs with now (sql-client.ts BufferPoolSize). */
+  readonly bufferPool: BufferPoolSize;
+  /**
+   * Reopens the database with a buffer pool of `size` (a recycle: statements sent meanwhile wait,
+   * ~0.3–0.8 s); nothing if it already has it. Later recycles keep it.
+   */
+  setBufferPool(size: BufferPoolSize): Promise<void>;
 }
 
 interface Message {
@@ -201,6 +213,7 @@ interface WorkerData {
   dataDir: string;
   pglitePath: string;
   pgTrgmPath: string;
+  /** Postgres settings; set again when the buffer pool changes (the next worker opens with them). */
   settings: readonly string[];
 }
 
@@ -272,11 +285,17 @@ export async function openPgliteInWorker(dataDir: string, options: WorkerDatabas
     dataDir: target,
     pglitePath: require.resolve('@electric-sql/pglite'),
     pgTrgmPath: require.resolve('@electric-sql/pglite/contrib/pg_trgm'),
-    settings: PGLITE_SETTINGS,
+    settings: pgliteSettings('small'),
   };
   const unavailable = (error: unknown) =>
     new SwitchboardError('database_unavailable', `the embedded database in ${dataDir} could not be opened: ${(error as Error).message}`, { cause: error });
-  const open = () => startWorker(workerData, options.onCrash).catch((error) => Promise.reject(unavailable(error)));
+  let bufferPool: BufferPoolSize = 'small';
+  /** The pool of the worker opened last (a recycle already past its open keeps the old one). */
+  let openedPool: BufferPoolSize = bufferPool;
+  const open = () => {
+    openedPool = bufferPool;
+    return startWorker(workerData, options.onCrash).catch((error) => Promise.reject(unavailable(error)));
+  };
 
   let connection: Promise<Connection>;
   try {
@@ -328,7 +347,7 @@ export async function openPgliteInWorker(dataDir: string, options: WorkerDatabas
     recycleTimer = setTimeout(() => {
       dueSince = undefined;
       // A failed reopen is reported to the statements that wait for it.
-      recycle().catch(() => {});
+      recycle('large value').catch(() => {});
     }, Math.max(0, Math.min(now + quietMs, dueSince + maxDelayMs) - now));
     recycleTimer.unref();
   };
@@ -348,7 +367,7 @@ export async function openPgliteInWorker(dataDir: string, options: WorkerDatabas
     }
   };
 
-  const recycle = (): Promise<void> => {
+  const recycle = (reason: RecycleReason): Promise<void> => {
     if (closed) return Promise.resolve();
     gate ??= (async () => {
       while (active > 0 || openTransactions > 0) await new Promise<void>((resolve) => (drained = resolve));
@@ -362,7 +381,7 @@ export async function openPgliteInWorker(dataDir: string, options: WorkerDatabas
       connection.catch(() => {});
       await connection.catch(() => {});
       recycles++;
-      options.onRecycle?.({ ms: performance.now() - started });
+      options.onRecycle?.({ ms: performance.now() - started, reason });
     })().finally(() => {
       gate = undefined;
     });
@@ -386,7 +405,15 @@ export async function openPgliteInWorker(dataDir: string, options: WorkerDatabas
     get recycles() {
       return recycles;
     },
-    recycle,
+    recycle: () => recycle('asked'),
+    get bufferPool() {
+      return bufferPool;
+    },
+    async setBufferPool(size) {
+      bufferPool = size;
+      workerData.settings = pgliteSettings(size);
+      while (openedPool !== size && !closed) await recycle('buffer pool');
+    },
     async transaction(fn) {
       await enter('transaction');
       try {

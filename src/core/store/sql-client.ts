@@ -66,6 +66,25 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
 export const PGLITE_SETTINGS: readonly string[] = ['shared_buffers=16MB', 'temp_buffers=2MB', 'wal_init_zero=off'];
 
 /**
+ * The embedded database's buffer pool: `small` (16 MB, PGLITE_SETTINGS) always, `large` (128 MB,
+ * Postgres's default) while the search index of many events is being built. Every insert into a
+ * trigram index of a million events misses a 16 MB pool (the rightmost leaves of thousands of
+ * posting trees): direct inserts run at ~450 events/s and a merge of the pending list of even 20
+ * events takes ~55 ms, one atomic step a read waits for. With 128 MB a merge of 50 events takes
+ * ~15–20 ms and direct inserts ~700 events/s (docs/benchmarks.md, "Reads while the search index
+ * is built"). The large pool costs ~110 MB of resident memory (Postgres touches all of it at
+ * start), so it is taken only for a large backfill and given back when the index has caught up
+ * (search-indexer.ts; the worker client's setBufferPool, pglite-worker.ts).
+ */
+export type BufferPoolSize = 'small' | 'large';
+export const BUFFER_POOL_SETTING: Readonly<Record<BufferPoolSize, string>> = { small: 'shared_buffers=16MB', large: 'shared_buffers=128MB' };
+
+/** PGLITE_SETTINGS with the buffer pool of `size`. */
+export function pgliteSettings(size: BufferPoolSize): readonly string[] {
+  return PGLITE_SETTINGS.map((setting) => (setting.startsWith('shared_buffers=') ? BUFFER_POOL_SETTING[size] : setting));
+}
+
+/**
  * Emscripten's file system chmods every file it creates to the mode asked for (0666 for the
  * files PGlite unpacks after initdb, 0640/0644 for Postgres's own), whatever the process umask:
  * without this, the database's files would be readable by other accounts (src/core/private-files.ts).

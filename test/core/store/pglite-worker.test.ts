@@ -134,6 +134,28 @@ describe('the embedded database in a worker thread', () => {
     expect(await client.query('SHOW enable_seqscan')).toEqual([{ enable_seqscan: 'on' }]);
   });
 
+  it('reopens with the buffer pool asked for, runs what was sent meanwhile, and keeps the pool through a later recycle', async () => {
+    const reasons: string[] = [];
+    const client = await open({ recycleAfterValueBytes: 64 * 1024, recycleQuietMs: 20, onRecycle: ({ reason }) => reasons.push(reason) });
+    expect(client.bufferPool).toBe('small');
+    expect(await client.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
+    const resized = client.setBufferPool('large');
+    const during = Promise.all(Array.from({ length: 10 }, (_, i) => client.query('INSERT INTO items VALUES ($1, NULL)', [i])));
+    await Promise.all([resized, during]);
+    expect(client.bufferPool).toBe('large');
+    expect(await client.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '128MB' }]);
+    expect(await client.query<{ n: number }>('SELECT count(*)::int AS n FROM items')).toEqual([{ n: 10 }]);
+    // A large value's recycle opens the next worker with the same pool.
+    await client.query('INSERT INTO items VALUES (100, $1)', [Buffer.alloc(100 * 1024, 1)]);
+    await until(() => client.recycles === 2, 'the large value’s recycle');
+    expect(await client.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '128MB' }]);
+    await client.setBufferPool('large'); // already: nothing to do
+    expect(client.recycles).toBe(2);
+    await client.setBufferPool('small');
+    expect(await client.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
+    expect(reasons).toEqual(['buffer pool', 'large value', 'buffer pool']);
+  });
+
   it('closes while a recycle is due without opening another worker', async () => {
     const client = await open({ recycleAfterValueBytes: 1024, recycleQuietMs: 10_000 });
     await client.query('INSERT INTO items VALUES (1, $1)', [Buffer.alloc(4096)]);
