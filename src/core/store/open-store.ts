@@ -7,9 +7,9 @@ import { migrationsDir } from '../paths.js';
 import type { StartupPhase } from '../startup-phase.js';
 import { EventStore } from './event-store.js';
 import { migrate } from './migrations.js';
-import { openPgliteInWorker } from './pglite-worker.js';
+import { openPgliteInWorker, type WorkerSqlClient } from './pglite-worker.js';
 import type { SearchTuning } from './search.js';
-import { SearchIndexer } from './search-indexer.js';
+import { SearchIndexer, type BufferPool } from './search-indexer.js';
 import { openPglite, openPostgres, type SqlClient } from './sql-client.js';
 
 /**
@@ -28,7 +28,10 @@ export function openDatabase(
   return options.inWorker
     ? openPgliteInWorker(options.dataDir, {
         // After a multi-MB body the worker is replaced to give its memory back (pglite-worker.ts).
-        onRecycle: ({ ms }) => options.logger.info(`database: worker restarted to release the memory of a large event (${Math.round(ms)} ms)`),
+        // (A new buffer pool is the search indexer's to tell: it knows why.)
+        onRecycle: ({ ms, reason }) => {
+          if (reason === 'large value') options.logger.info(`database: worker restarted to release the memory of a large event (${Math.round(ms)} ms)`);
+        },
         onCrash: (error) => {
           options.logger.error(`database: ${error.message}; the next statement starts a new worker`);
           options.onWorkerCrash?.(error);
@@ -47,6 +50,19 @@ export interface OpenStoreOptions {
   maxRejections: () => number;
   searchTuning?: SearchTuning;
   onPhase: (step: StartupPhase['step'], message: string) => void;
+}
+
+function isWorkerClient(sql: SqlClient): sql is WorkerSqlClient {
+  return 'setBufferPool' in sql && typeof sql.setBufferPool === 'function';
+}
+
+function bufferPoolOf(sql: WorkerSqlClient): BufferPool {
+  return {
+    get size() {
+      return sql.bufferPool;
+    },
+    resize: (size) => sql.setBufferPool(size),
+  };
 }
 
 export interface OpenedStore {
@@ -89,7 +105,11 @@ export async function openStore(sql: SqlClient, options: OpenStoreOptions): Prom
     ingestBacklog: () => opened?.stats.lagRecords ?? 0,
     newestId: () => opened?.allocatedThrough ?? 0,
     lastIngestAt: () => opened?.lastSubmitAt ?? -Infinity,
+    // PGlite in its worker is reopened with a larger buffer pool for a large backfill.
+    ...(isWorkerClient(sql) ? { pool: bufferPoolOf(sql) } : {}),
   });
+  // A large backfill waiting: the large buffer pool now, while nobody can read yet.
+  await indexer.preparePool();
   indexer.start();
   const searchIndexer = indexer;
   return {

@@ -2,7 +2,7 @@ import type { Logger } from '../logger.js';
 import { searchDoc } from './columns.js';
 import { BackgroundLoop } from './background-loop.js';
 import { SliceSize, type DatabaseLanes } from './foreground.js';
-import type { SqlClient } from './sql-client.js';
+import type { BufferPoolSize, SqlClient } from './sql-client.js';
 
 /**
  * Fills event_search off the write path: trigram indexing costs about four times the rest of an
@@ -23,8 +23,21 @@ import type { SqlClient } from './sql-client.js';
  * during a backfill (docs/benchmarks.md). So while someone is using the database (a foreground
  * statement in the last IDLE_MS) the indexes take their entries directly (`fastupdate = off`:
  * ~1 ms per event, slices of a few events, ~1,000 events a second); once nobody has for IDLE_MS
- * they go back to fast update, ~3× faster, merges and all (setSearchIndexMode, `mode`). The first
- * read after such a pause may meet a merge in progress; every later one meets only slices.
+ * they go back to fast update, ~3× faster, merges and all (setSearchIndexMode, `mode`).
+ *
+ * Where the buffer pool can be changed (PGlite in its worker: `pool`), a merge need not be long:
+ * its cost is the pool's misses. With `GROW_AT` or more events to index the database is reopened
+ * with the large pool (sql-client.ts BufferPoolSize; a recycle, which reads would wait for: at the
+ * start, before the ports open — preparePool(), ~0.7 s at 1M — or later after AWAY_MS without a
+ * read, the pause VACUUM waits for too). Giving it back takes longer (~5 s at 1M: Postgres writes
+ * the pool's dirty pages as it closes), so it too waits for AWAY_MS without a read. On it the indexes take entries directly (~700 events/s
+ * at 1M, slices of ~4 ms) until nobody has used the database for AWAY_MS; then fast update takes
+ * MERGE_EVERY events at a time and the indexer merges them itself (`gin_clean_pending_list`,
+ * ~15 ms at 1M; ~1,900 events/s): no step is longer than a few tens of ms, and only someone back
+ * after a pause of AWAY_MS can meet one. Caught up and away, it gives the large pool back. With
+ * the small pool the indexes always take entries directly (a small backlog; at 1M ~450 events/s,
+ * where a merge would take 55–200 ms). Without `pool` (PGlite on the calling thread: tests),
+ * idle means fast update with GIN's own merges after IDLE_MS, as described above.
  *
  * Ingest comes first (background-loop.ts): while deliveries keep arriving or the journal has
  * events waiting to be applied, the indexer waits — unless it is more than MAX_TAIL events
@@ -40,10 +53,23 @@ const MAX_TAIL = 50_000;
 const POLL_MS = 5_000;
 /** The foreground idle this long: nobody is waiting, the indexes take fast update (see above). */
 export const IDLE_MS = 2_000;
+/** This many events or more to index: the large buffer pool, where it can be had. */
+export const GROW_AT = 20_000;
+/** With the pool under control: nobody has used the database this long (VACUUM's pause, retention.ts). */
+export const AWAY_MS = 10_000;
+/** With the large pool, fast update takes this many events before the indexer merges them. */
+export const MERGE_EVERY = 50;
 const SEARCH_INDEXES = ['event_search_doc_trgm_idx', 'event_search_type_trgm_idx'];
 
 /** How the search indexes take new entries: `direct` (fastupdate off) while someone uses the database, `fast` when idle. */
 export type SearchIndexMode = 'direct' | 'fast';
+
+/** The embedded database's buffer pool, where it can be changed (pglite-worker.ts). */
+export interface BufferPool {
+  readonly size: BufferPoolSize;
+  /** Reopens the database with the pool of `size` (statements sent meanwhile wait). */
+  resize(size: BufferPoolSize): Promise<void>;
+}
 
 export interface SearchIndexerOptions {
   logger: Logger;
@@ -58,6 +84,12 @@ export interface SearchIndexerOptions {
   newestId?: () => number;
   /** When the last delivery came, stored or a redelivery (performance.now() ms), if known. */
   lastIngestAt?: () => number;
+  /** The buffer pool, where it can be changed: large while many events wait (see above). */
+  pool?: BufferPool;
+  /** Events to index from which the large pool is taken (default GROW_AT; tests). */
+  growAt?: number;
+  /** The pause after which the pool is changed and merged batches run (default AWAY_MS; tests). */
+  awayMs?: number;
 }
 
 export class SearchIndexer {
@@ -77,6 +109,14 @@ export class SearchIndexer {
   private indexMode: SearchIndexMode | null = null;
   /** Switches between the modes so far (tests, the benchmark). */
   modeSwitches = 0;
+  /** Events left to the backfill (search_state.backfill_rows); null until read. */
+  private backfillRows: number | null = null;
+  /** Whether indexedId is the mark (read from search_state, or a tail step has run). */
+  private tailKnown = false;
+  /** The large pool failed to open once: not asked for again. */
+  private poolRefused = false;
+  /** Entries fast update took since the indexer's last merge (large pool only). */
+  private unmerged = 0;
 
   constructor(
     private readonly lanes: DatabaseLanes,
@@ -139,10 +179,29 @@ export class SearchIndexer {
     const tail = !this.tailCaughtUp || (newest !== undefined && newest > this.indexedId) || !this.backfillPending;
     // Decided when the slice runs (the lane runs it once the foreground is idle), by how long ago
     // the foreground's last statement ended.
-    const mode = (): SearchIndexMode => force ?? (!this.options.adaptIndexMode || this.lanes.quietFor() >= IDLE_MS ? 'fast' : 'direct');
+    const idleFor = this.options.pool ? (this.options.awayMs ?? AWAY_MS) : IDLE_MS;
+    const mode = (): SearchIndexMode => force ?? (!this.options.adaptIndexMode || this.lanes.quietFor() >= idleFor ? 'fast' : 'direct');
+    let label = '';
     return this.lanes.background(
       async (db) => {
-        const wanted = mode();
+        const pool = force ? undefined : this.options.pool;
+        if (pool) {
+          const size = await this.poolWanted(db, pool, false);
+          if (size !== pool.size) {
+            label = 'buffer pool';
+            await this.resizePool(pool, size);
+            return { done: false };
+          }
+          if (size === 'large' && this.unmerged > 0 && (this.unmerged >= MERGE_EVERY || this.caughtUp())) {
+            // Fast update's entries so far, merged now: ~15–20 ms with the large pool at 1M.
+            label = 'merge';
+            await mergePendingEntries(db);
+            this.unmerged = 0;
+            return { done: false };
+          }
+        }
+        // Direct on the small pool, whoever is there: a merge with it is one long step.
+        const wanted = pool?.size === 'small' ? 'direct' : mode();
         if (this.options.adaptIndexMode && this.indexMode !== wanted) {
           await setSearchIndexMode(db, wanted);
           if (this.indexMode !== null) this.modeSwitches++;
@@ -150,24 +209,102 @@ export class SearchIndexer {
           return { done: false }; // the switch is this slice
         }
         const size = this.slices[wanted][tail ? 'tail' : 'backfill'];
-        const take = rows ?? size.rows;
+        // Fast update on the large pool: what the next merge takes, and no more.
+        const merged = pool?.size === 'large' && wanted === 'fast';
+        const take = merged ? MERGE_EVERY - this.unmerged : (rows ?? size.rows);
         const started = performance.now();
         if (tail) {
           const step = await indexSearchBatch(db, take);
-          size.record(step.indexed, performance.now() - started);
+          if (merged) this.unmerged += step.indexed;
+          else size.record(step.indexed, performance.now() - started);
           this.indexedId = step.indexedId;
+          this.tailKnown = true;
           this.tailCaughtUp = step.indexed < take;
-          return { done: this.tailCaughtUp && !this.backfillPending };
+          return { done: this.tailCaughtUp && !this.backfillPending && this.unmerged === 0 };
         }
         const step = await backfillSearchBatch(db, take);
-        size.record(step.indexed, performance.now() - started);
+        if (merged) this.unmerged += step.indexed;
+        else size.record(step.indexed, performance.now() - started);
         this.backfillPending = step.pending;
-        return { done: !step.pending };
+        this.backfillRows = step.remaining;
+        return { done: !step.pending && this.unmerged === 0 };
       },
-      // Labelled once done, by the mode it ran in.
-      { urgent, label: () => `search index: ${tail ? 'new events' : 'backfill'}${this.indexMode ? `, ${this.indexMode}` : ''}` },
+      // Labelled once done, by what it did and the mode it ran in.
+      { urgent, label: () => `search index: ${label || (tail ? 'new events' : 'backfill')}${label || !this.indexMode ? '' : `, ${this.indexMode}`}` },
     );
   }
+
+  /**
+   * At the start, before anyone can read: the large pool if GROW_AT or more events wait to be
+   * indexed (so its reopen is part of the start, not a wait for the first reads).
+   */
+  async preparePool(): Promise<void> {
+    const pool = this.options.pool;
+    if (!pool) return;
+    await this.lanes.background(
+      async (db) => {
+        const size = await this.poolWanted(db, pool, true);
+        if (size !== pool.size) await this.resizePool(pool, size);
+      },
+      { label: 'search index: buffer pool' },
+    );
+  }
+
+  private async resizePool(pool: BufferPool, size: BufferPoolSize): Promise<void> {
+    const started = performance.now();
+    try {
+      await pool.resize(size);
+    } catch (error) {
+      // The database did not open with it (memory?): the small pool, for good, and direct slices.
+      this.poolRefused = true;
+      this.options.logger.warn(`search index: the database could not take a ${size} buffer pool (${(error as Error).message}); indexing on the small one`);
+      if (pool.size !== 'small') await pool.resize('small');
+      return;
+    }
+    const ms = Math.round(performance.now() - started);
+    this.options.logger.info(
+      size === 'large'
+        ? `search index: ${this.remaining().toLocaleString('en')} events to index; the database took a 128 MB buffer pool until it has caught up (${ms} ms)`
+        : `search index: caught up; the database gave its large buffer pool back (${ms} ms)`,
+    );
+  }
+
+  /** Events known to be left to index: the tail (once its mark is known) and the backfill. */
+  private remaining(): number {
+    const tail = this.tailKnown ? Math.max(0, (this.options.newestId?.() ?? 0) - this.indexedId) : 0;
+    return tail + (this.backfillPending ? (this.backfillRows ?? 0) : 0);
+  }
+
+  private caughtUp(): boolean {
+    return this.tailKnown && this.tailCaughtUp && !this.backfillPending;
+  }
+
+  /**
+   * The pool the next slice should run with: large from `growAt` events left (at the start, or
+   * after AWAY_MS without a read: the reopen holds statements back), small again once caught up
+   * and away (seen at the loop's next step: when woken, or POLL_MS after it caught up).
+   */
+  private async poolWanted(db: SqlClient, pool: BufferPool, starting: boolean): Promise<BufferPoolSize> {
+    if (this.backfillRows === null) {
+      const [state] = await db.query<{ rows: number | string | null; indexed: number | string; pending: boolean }>(
+        'SELECT backfill_rows AS rows, indexed_id AS indexed, floor_received_at IS NOT NULL AS pending FROM search_state',
+      );
+      this.backfillRows = Number(state?.rows ?? 0);
+      this.backfillPending = state?.pending === true;
+      if (!this.tailKnown) {
+        this.indexedId = Number(state?.indexed ?? 0);
+        this.tailKnown = true;
+      }
+    }
+    const away = this.lanes.quietFor() >= (this.options.awayMs ?? AWAY_MS);
+    if (pool.size === 'small') return !this.poolRefused && this.remaining() >= (this.options.growAt ?? GROW_AT) && (starting || away) ? 'large' : 'small';
+    return this.caughtUp() && this.unmerged === 0 && away ? 'small' : 'large';
+  }
+}
+
+/** Merges what fast update left in the search indexes' pending lists into the indexes. */
+export async function mergePendingEntries(db: SqlClient): Promise<void> {
+  await db.query(`SELECT ${SEARCH_INDEXES.map((name) => `gin_clean_pending_list('${name}'::regclass)`).join(', ')}`);
 }
 
 /**
@@ -212,8 +349,8 @@ export async function indexSearchBatch(db: SqlClient, limit = SEARCH_INDEX_BATCH
  * moved down to the last of them — or cleared once fewer than `limit` were left. `pending`: whether
  * a backfill is still under way after this step.
  */
-export async function backfillSearchBatch(db: SqlClient, limit: number): Promise<{ indexed: number; pending: boolean }> {
-  const rows = await db.query<{ n: number | string; pending: boolean | null }>(
+export async function backfillSearchBatch(db: SqlClient, limit: number): Promise<{ indexed: number; pending: boolean; remaining: number }> {
+  const rows = await db.query<{ n: number | string; pending: boolean | null; remaining: number | string | null }>(
     `WITH src AS MATERIALIZED (
        SELECT events.id, events.received_at, ${searchDoc('events')} AS doc, events.event_type FROM events
        WHERE (events.received_at, events.id) < ((SELECT search_state.floor_received_at FROM search_state), (SELECT search_state.floor_id FROM search_state))
@@ -230,10 +367,10 @@ export async function backfillSearchBatch(db: SqlClient, limit: number): Promise
          floor_id = CASE WHEN counted.n < $1 THEN NULL ELSE (SELECT last.id FROM last) END,
          backfill_rows = CASE WHEN counted.n < $1 THEN 0 ELSE GREATEST(0, search_state.backfill_rows - counted.n) END
        FROM counted WHERE search_state.floor_received_at IS NOT NULL
-       RETURNING search_state.floor_received_at IS NOT NULL AS pending
+       RETURNING search_state.floor_received_at IS NOT NULL AS pending, search_state.backfill_rows AS remaining
      )
-     SELECT (SELECT n FROM counted) AS n, (SELECT pending FROM moved) AS pending`,
+     SELECT (SELECT n FROM counted) AS n, (SELECT pending FROM moved) AS pending, (SELECT remaining FROM moved) AS remaining`,
     [limit],
   );
-  return { indexed: Number(rows[0]?.n ?? 0), pending: rows[0]?.pending === true };
+  return { indexed: Number(rows[0]?.n ?? 0), pending: rows[0]?.pending === true, remaining: Number(rows[0]?.remaining ?? 0) };
 }
