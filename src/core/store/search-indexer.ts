@@ -159,6 +159,11 @@ export class SearchIndexer {
     return this.backfillPending;
   }
 
+  /** Events known to be left to index, tail and backfill (tests, the benchmark). */
+  get left(): number {
+    return this.remaining();
+  }
+
   stop(): Promise<void> {
     return this.loop.stop();
   }
@@ -199,9 +204,17 @@ export class SearchIndexer {
             this.unmerged = 0;
             return { done: false };
           }
+        } else if (this.unmerged > 0 && this.caughtUp()) {
+          // catchUp() after the loop's fast steps on the large pool: their entries merged too.
+          label = 'merge';
+          await mergePendingEntries(db);
+          this.unmerged = 0;
+          return { done: false };
         }
-        // Direct on the small pool, whoever is there: a merge with it is one long step.
-        const wanted = pool?.size === 'small' ? 'direct' : mode();
+        // Direct on the small pool, whoever is there: a merge with it is one long step. A forced
+        // slice (catchUp) keeps the mode the loop set: were both to switch, each would undo the
+        // other's switch, slice after slice, and neither would index an event.
+        const wanted = force ? (this.indexMode ?? force) : pool?.size === 'small' ? 'direct' : mode();
         if (this.options.adaptIndexMode && this.indexMode !== wanted) {
           await setSearchIndexMode(db, wanted);
           if (this.indexMode !== null) this.modeSwitches++;

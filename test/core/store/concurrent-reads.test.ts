@@ -13,6 +13,8 @@ import { connectMcp, type McpTestClient } from '../../helpers/mcp.js';
 
 const EVENTS = 6_000;
 const RARE = 'zyxwvut';
+// Received over the last EVENTS seconds: older than retention's 30 days, they would be deleted.
+const FIRST_AT = Date.now() - (EVENTS + 60) * 1000;
 
 const event = (i: number): ImportedEvent => ({
   provider: 'dev',
@@ -26,7 +28,7 @@ const event = (i: number): ImportedEvent => ({
   headers: { 'content-type': 'application/json' },
   payload: Buffer.from(JSON.stringify({ order: i, note: i % 1500 === 7 ? `the ${RARE} order` : 'pending order for a customer', sku: `sku-${i}` })),
   source_ip: null,
-  received_at: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString(),
+  received_at: new Date(FIRST_AT + i * 1000).toISOString(),
 });
 
 describe('concurrent reads on the embedded database in its worker thread', () => {

@@ -70,11 +70,15 @@ describe('the search index and the buffer pool', () => {
       expect(indexer.backfilling).toBe(true);
       reading = false;
       await reader;
-      // Nobody reads for awayMs: fast update, merged by the indexer every MERGE_EVERY events, until caught up.
+      // Nobody reads for awayMs: fast update, merged by the indexer every MERGE_EVERY events, until
+      // caught up. (Watched without a read: a read would send it back to direct.)
+      await expect.poll(() => indexer.mode, { timeout: 10_000, interval: 5 }).toBe('fast');
+      const leftForFast = indexer.left;
+      expect(leftForFast).toBeGreaterThan(MERGE_EVERY);
       await expect.poll(() => indexer.backfilling, { timeout: 60_000 }).toBe(false);
       const stats = store.lanes.sliceStats();
       expect(stats['search index: backfill, fast']!.slices).toBeGreaterThan(0);
-      expect(stats['search index: merge']!.slices).toBeGreaterThanOrEqual(Math.floor((ROWS / 2) / MERGE_EVERY));
+      expect(stats['search index: merge']!.slices).toBeGreaterThanOrEqual(Math.floor(leftForFast / MERGE_EVERY));
       // Caught up and quiet: the small pool again (the loop looks at its next step).
       await expect.poll(() => client.bufferPool, { timeout: 20_000 }).toBe('small');
       expect(await sharedBuffers()).toBe('16MB');
@@ -103,6 +107,29 @@ describe('the search index and the buffer pool', () => {
       expect(indexer.mode).toBe('direct');
       expect(await searchIndexMode(client)).toBe('direct');
       expect(store.lanes.sliceStats()['search index: merge']?.slices ?? 0).toBe(merges);
+      expect(await indexed()).toBe(ROWS);
+    } finally {
+      await indexer.stop();
+    }
+  }, 90_000);
+
+  it('catches up when asked while its own loop runs on the small pool (neither undoes the other’s mode)', async () => {
+    // The loop goes direct on the small pool; catchUp() used to force fast update: each slice of
+    // one switched the indexes back from the other's mode, and neither ever indexed an event.
+    await needsBackfill();
+    const indexer = new SearchIndexer(store.lanes, { logger: memoryLogger(), adaptIndexMode: true, pool, growAt: ROWS + 1, awayMs: 1_000 });
+    await indexer.preparePool();
+    indexer.start();
+    try {
+      await expect.poll(() => indexer.mode, { timeout: 10_000 }).toBe('direct');
+      const switches = indexer.modeSwitches;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        indexer.catchUp(),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('catchUp never returned')), 60_000))),
+      ]).finally(() => clearTimeout(timer));
+      expect(indexer.backfilling).toBe(false);
+      expect(indexer.modeSwitches).toBe(switches);
       expect(await indexed()).toBe(ROWS);
     } finally {
       await indexer.stop();
