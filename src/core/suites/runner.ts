@@ -6,7 +6,7 @@ import type { Verdict } from '../../shared/suites.js';
 import type { WebhookProvider } from '../provider-set.js';
 import { buildReplay, chaosPlan, sendReplayRequest, type ReplaySource } from '../replay/replay.js';
 import { checkTargetHost, TargetRefusedError } from '../replay/target-guard.js';
-import type { CaseResultRecord } from '../store/suites.js';
+import type { CaseResultRecord } from '../store/suite-types.js';
 import { ANSWER_BODY_BYTES, compareAnswers, learnNoise, type Answer, type CompareRules } from './compare.js';
 
 /**

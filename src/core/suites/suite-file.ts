@@ -5,7 +5,7 @@ import { ImportedEventSchema } from '../../shared/export.js';
 import { SUITE_MAX_CASES, SuiteNameSchema } from '../../shared/suites.js';
 import { formatPath } from '../config.js';
 import type { ImportLine } from '../export/importer.js';
-import type { NewSuiteCase } from '../store/suites.js';
+import type { NewSuiteCase } from '../store/suite-types.js';
 import { ANSWER_BODY_BYTES, type Answer } from './compare.js';
 import { checkIgnorePatterns } from './json-paths.js';
 
