@@ -43,6 +43,14 @@ export class Retention {
    * walked through the index in bounded steps rather than one OFFSET n.
    */
   private async nthNewest(n: number): Promise<Cursor | null> {
+    // Ids are distinct integers: no more events than the span of them. Within max_rows (the usual
+    // case: a log below its limit) nothing is walked — at 1M events that walk was ~1,300 slices
+    // every hour to find nothing. Two probes of the primary key.
+    const [span] = await this.ctx.lanes.background(
+      (db) => db.query<{ n: number | string | null }>('SELECT max(events.id) - min(events.id) + 1 AS n FROM events'),
+      { label: 'retention: span' },
+    );
+    if (Number(span?.n ?? 0) <= n) return null;
     const seek = new SliceSize({ initialRows: 5_000, minRows: 100, maxRows: RETENTION_SEEK_ROWS });
     let after: Cursor | null = null;
     let remaining = n;

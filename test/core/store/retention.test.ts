@@ -63,6 +63,22 @@ describe('retention under ingest', () => {
     expect(Number(n)).toBeGreaterThanOrEqual(MAX_ROWS);
     expect(deleted.events).toBe(SEEDED + inserted.length - Number(n));
   }, 300_000);
+
+  it('walks nothing to find the max_rows cut when the events cannot exceed it (their ids span no more)', async () => {
+    const seeks = () => store.lanes.sliceStats()['retention: seek']?.slices ?? 0;
+    const [{ n }] = (await client.query<{ n: number | string }>('SELECT count(*) AS n FROM events')) as [{ n: number | string }];
+    const [{ span }] = (await client.query<{ span: number | string }>('SELECT max(id) - min(id) + 1 AS span FROM events')) as [{ span: number | string }];
+    expect(Number(span)).toBeGreaterThanOrEqual(Number(n));
+    let before = seeks();
+    expect(await store.applyRetention({ max_age_days: 30, max_rows: Number(span), max_rejections: 100 })).toEqual({ events: 0, rejections: 0 });
+    expect(seeks() - before).toBe(0); // one statement for the span, no walk
+    // One more than fits: the cut is walked to, and exactly the oldest goes.
+    before = seeks();
+    const [oldest] = await client.query<{ id: number | string }>('SELECT id FROM events ORDER BY received_at, id LIMIT 1');
+    expect(await store.applyRetention({ max_age_days: 30, max_rows: Number(n) - 1, max_rejections: 100 })).toEqual({ events: 1, rejections: 0 });
+    expect(seeks() - before).toBeGreaterThanOrEqual(1);
+    expect(await client.query('SELECT id FROM events WHERE id = $1', [oldest!.id])).toEqual([]);
+  }, 120_000);
 });
 
 describe('retention on a running switchboard', () => {
