@@ -5,7 +5,7 @@ import type { StoreContext } from './context.js';
 import type { Cursor } from './cursor.js';
 import { waitForQuiet } from './quiet.js';
 import { RETENTION_BATCH_ROWS, type Rejections } from './rejections.js';
-import { nthNewestStep, retentionStatements } from './sql-builders.js';
+import { EVENT_ID_SPAN, nthNewestStep, retentionStatements } from './sql-builders.js';
 import type { RetentionPolicy, RetentionResult } from './types.js';
 
 /**
@@ -47,7 +47,7 @@ export class Retention {
     // case: a log below its limit) nothing is walked — at 1M events that walk was ~1,300 slices
     // every hour to find nothing. Two probes of the primary key.
     const [span] = await this.ctx.lanes.background(
-      (db) => db.query<{ n: number | string | null }>('SELECT max(events.id) - min(events.id) + 1 AS n FROM events'),
+      (db) => db.query<{ n: number | string | null }>(EVENT_ID_SPAN),
       { label: 'retention: span' },
     );
     if (Number(span?.n ?? 0) <= n) return null;

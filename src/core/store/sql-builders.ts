@@ -151,6 +151,9 @@ function withSearchRows(deleteEvents: string): string {
     SELECT count(*) AS n FROM gone`;
 }
 
+/** How many ids the events span (max − min + 1): two probes of the primary key, never a scan. */
+export const EVENT_ID_SPAN = 'SELECT max(events.id) - min(events.id) + 1 AS n FROM events';
+
 /** The row `offset` places past `after` (or past the newest) in newest-first order. */
 export function nthNewestStep(offset: number, after: Cursor | null): SqlStep {
   const c = new Conditions();

@@ -3,6 +3,7 @@ import { migrationsDir } from '../../../src/core/paths.js';
 import { EventStore } from '../../../src/core/store/event-store.js';
 import { RETENTION_BATCH_ROWS } from '../../../src/core/store/rejections.js';
 import { migrate } from '../../../src/core/store/migrations.js';
+import { EVENT_ID_SPAN } from '../../../src/core/store/sql-builders.js';
 import { openPglite, type SqlClient } from '../../../src/core/store/sql-client.js';
 import { startTestSwitchboard } from '../../helpers/core.js';
 import { newEvent } from '../../helpers/events.js';
@@ -69,6 +70,10 @@ describe('retention under ingest', () => {
     const [{ n }] = (await client.query<{ n: number | string }>('SELECT count(*) AS n FROM events')) as [{ n: number | string }];
     const [{ span }] = (await client.query<{ span: number | string }>('SELECT max(id) - min(id) + 1 AS span FROM events')) as [{ span: number | string }];
     expect(Number(span)).toBeGreaterThanOrEqual(Number(n));
+    // The span is two probes of the primary key at any size, never a scan of the table.
+    const plan = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${EVENT_ID_SPAN}`)).map((row) => row['QUERY PLAN']).join('\n');
+    expect(plan).toMatch(/Index Only Scan( Backward)? using events_pkey/);
+    expect(plan).not.toMatch(/Seq Scan/);
     let before = seeks();
     expect(await store.applyRetention({ max_age_days: 30, max_rows: Number(span), max_rejections: 100 })).toEqual({ events: 0, rejections: 0 });
     expect(seeks() - before).toBe(0); // one statement for the span, no walk
