@@ -12,10 +12,9 @@ import { acquireDirLock, pgliteDir, pgliteSettings, type BufferPoolSize, type Qu
  * it; on Electron's main thread that stalls the window for 50–100 ms under load (STACK.md),
  * in a worker the main loop's worst stall drops to ~10–16 ms at the same throughput.
  *
- * The worker's source (pglite-worker-source.ts) is a string so the same code runs from src/ (vitest), dist/ (CLI) and the
- * Electron main bundle without a separate worker entry to build; PGlite itself is loaded by
- * path from node_modules (it stays external to the bundle, which it must: its .wasm and .data
- * files are found next to it).
+ * The worker's code is pglite-worker-source.ts (a string, run with `eval`). PGlite itself is
+ * loaded by path from node_modules (it stays external to the bundle, which it must: its .wasm and
+ * .data files are found next to it).
  *
  * Recycling. A WebAssembly heap never shrinks, and the pages Postgres touched in it stay
  * resident: one 10 MB payload in or out (the bound parameter, Postgres's copies of it, TOAST,

@@ -159,11 +159,6 @@ export class SearchIndexer {
     return this.backfillPending;
   }
 
-  /** Events known to be left to index, tail and backfill (tests, the benchmark). */
-  get left(): number {
-    return this.remaining();
-  }
-
   stop(): Promise<void> {
     return this.loop.stop();
   }
@@ -185,7 +180,7 @@ export class SearchIndexer {
     // Decided when the slice runs (the lane runs it once the foreground is idle), by how long ago
     // the foreground's last statement ended.
     const idleFor = this.options.pool ? (this.options.awayMs ?? AWAY_MS) : IDLE_MS;
-    const mode = (): SearchIndexMode => force ?? (!this.options.adaptIndexMode || this.lanes.quietFor() >= idleFor ? 'fast' : 'direct');
+    const mode = (): SearchIndexMode => (!this.options.adaptIndexMode || this.lanes.quietFor() >= idleFor ? 'fast' : 'direct');
     let label = '';
     return this.lanes.background(
       async (db) => {
@@ -272,13 +267,13 @@ export class SearchIndexer {
     const ms = Math.round(performance.now() - started);
     this.options.logger.info(
       size === 'large'
-        ? `search index: ${this.remaining().toLocaleString('en')} events to index; the database took a 128 MB buffer pool until it has caught up (${ms} ms)`
+        ? `search index: ${this.left.toLocaleString('en')} events to index; the database took a 128 MB buffer pool until it has caught up (${ms} ms)`
         : `search index: caught up; the database gave its large buffer pool back (${ms} ms)`,
     );
   }
 
   /** Events known to be left to index: the tail (once its mark is known) and the backfill. */
-  private remaining(): number {
+  get left(): number {
     const tail = this.tailKnown ? Math.max(0, (this.options.newestId?.() ?? 0) - this.indexedId) : 0;
     return tail + (this.backfillPending ? (this.backfillRows ?? 0) : 0);
   }
@@ -305,7 +300,7 @@ export class SearchIndexer {
       }
     }
     const away = this.lanes.quietFor() >= (this.options.awayMs ?? AWAY_MS);
-    if (pool.size === 'small') return !this.poolRefused && this.remaining() >= (this.options.growAt ?? GROW_AT) && (starting || away) ? 'large' : 'small';
+    if (pool.size === 'small') return !this.poolRefused && this.left >= (this.options.growAt ?? GROW_AT) && (starting || away) ? 'large' : 'small';
     return this.caughtUp() && this.unmerged === 0 && away ? 'small' : 'large';
   }
 }

@@ -1,5 +1,6 @@
 import type { ChaosProfile } from '../../shared/delivery-lab.js';
 import { MAX_RESPONSE_BODY_BYTES } from '../../shared/events.js';
+import type { Answer, Verdict } from '../../shared/suites.js';
 import { iso } from './columns.js';
 import type { SqlClient } from './sql-client.js';
 import { MAX_DETAIL_CHARS, storableHeaders, storableOrNull } from './storable.js';
@@ -8,7 +9,6 @@ import {
   type Row,
 } from './suite-rows.js';
 import type { CaseResultRecord, NewSuiteCase, RunStatus, SuiteCaseRecord, SuiteCaseSummary, SuiteRecord, SuiteRunRecord } from './suite-types.js';
-import type { Answer, Verdict } from '../../shared/suites.js';
 
 /**
  * The SQL of suites (DESIGN §14, migrations/0008_suites.sql): suites, their cases (copies of
