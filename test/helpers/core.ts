@@ -8,6 +8,13 @@ import { createSwitchboard, type Switchboard, type SwitchboardOptions } from '..
 
 export const TEST_TOKEN = 'test-control-token-0123456789abcdef0123456789';
 
+/** `promise`, or a rejection saying `${what} hung` after `ms`: a hang fails the test with its name, not the file's timeout. */
+export function withDeadline<T>(promise: Promise<T>, what: string, ms = 30_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} hung`)), ms)));
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
 /** A logger that keeps every line, so tests can scan logs for secrets. */
 export function memoryLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventQuery, ImportedEvent } from '../../../src/core/store/types.js';
-import { startTestSwitchboard, TEST_TOKEN, type TestSwitchboard } from '../../helpers/core.js';
+import { startTestSwitchboard, TEST_TOKEN, withDeadline, type TestSwitchboard } from '../../helpers/core.js';
 import { connectMcp, type McpTestClient } from '../../helpers/mcp.js';
 
 // Issue #22 item 1, a release blocker: three concurrent searches that used the trigram index
@@ -47,9 +47,6 @@ describe('concurrent reads on the embedded database in its worker thread', () =>
     await mcp?.close();
     await t?.close();
   });
-
-  const withDeadline = <T>(promise: Promise<T>, what: string): Promise<T> =>
-    Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} hung`)), 30_000).unref())]);
 
   it('answers many searches of every kind at once, with reads and deliveries meanwhile', async () => {
     const list = (query: Partial<EventQuery>) => t.sb.store.listEvents({ limit: 50, ...query });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openPgliteInWorker, type WorkerDatabaseOptions, type WorkerSqlClient } from '../../../src/core/store/pglite-worker.js';
+import { withDeadline } from '../../helpers/core.js';
 
 // The embedded database in its worker thread replaces that worker after a statement that moved
 // a large value (its WebAssembly heap never shrinks: src/core/store/pglite-worker.ts). Callers
@@ -114,8 +115,6 @@ describe('the embedded database in a worker thread', () => {
 
   it('runs transactions begun at the same moment one after another, never both at once (issue #22: they deadlocked)', async () => {
     const client = await open({});
-    const deadline = <T>(promise: Promise<T>) =>
-      Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('deadlocked')), 20_000).unref())]);
     const transactions = Array.from({ length: 8 }, (_, i) =>
       client.transaction(async (tx) => {
         await tx.query('INSERT INTO items VALUES ($1, NULL)', [i]);
@@ -127,7 +126,7 @@ describe('the embedded database in a worker thread', () => {
     const reads = Array.from({ length: 8 }, (_, i) =>
       i % 2 ? client.query('SELECT count(*)::int AS n FROM items', [], { settings: ['enable_seqscan = off'] }) : client.query('SELECT 1 AS one'),
     );
-    await deadline(Promise.all([...transactions, ...reads]));
+    await withDeadline(Promise.all([...transactions, ...reads]), 'transactions begun together (deadlocked?)', 20_000);
     const rows = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM items WHERE body IS NOT NULL');
     expect(rows[0]!.n).toBe(8);
     // The settings were the statement's alone.

@@ -12,7 +12,9 @@ import { memoryLogger } from '../../helpers/core.js';
 // database the indexer has the indexes take entries directly (fastupdate off: every slice costs
 // only its own rows); once nobody has for IDLE_MS it lets them batch again (fast, ~3× quicker).
 
-const ROWS = 4_000;
+// Enough that the backfill outlasts IDLE_MS of direct slices after the reads stop, on a quiet machine too
+// (with 4,000 it could end before the switch back to fast update, leaving no fast slice to count).
+const ROWS = 12_000;
 
 describe('the search index while someone is reading', () => {
   let client: SqlClient;

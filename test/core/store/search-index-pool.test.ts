@@ -7,7 +7,7 @@ import { EventStore } from '../../../src/core/store/event-store.js';
 import { migrate } from '../../../src/core/store/migrations.js';
 import { openPgliteInWorker, type WorkerSqlClient } from '../../../src/core/store/pglite-worker.js';
 import { MERGE_EVERY, SearchIndexer, searchIndexMode, type BufferPool } from '../../../src/core/store/search-indexer.js';
-import { memoryLogger } from '../../helpers/core.js';
+import { memoryLogger, withDeadline } from '../../helpers/core.js';
 
 // A large backfill on the embedded database (src/core/store/search-indexer.ts, DESIGN §17): with
 // the 16 MB pool every merge of GIN's pending list at 1M events is one step of 55–200 ms that a
@@ -123,11 +123,7 @@ describe('the search index and the buffer pool', () => {
     try {
       await expect.poll(() => indexer.mode, { timeout: 10_000 }).toBe('direct');
       const switches = indexer.modeSwitches;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        indexer.catchUp(),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('catchUp never returned')), 60_000))),
-      ]).finally(() => clearTimeout(timer));
+      await withDeadline(indexer.catchUp(), 'catchUp', 60_000);
       expect(indexer.backfilling).toBe(false);
       expect(indexer.modeSwitches).toBe(switches);
       expect(await indexed()).toBe(ROWS);
