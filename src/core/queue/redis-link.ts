@@ -7,6 +7,7 @@ import type { ProviderSet } from '../provider-set.js';
 import type { TestMarks } from '../test-marks.js';
 import type { EventStore } from '../store/event-store.js';
 import { REDACTED } from '../../shared/events.js';
+import { SturdyConnector } from './redis-connector.js';
 
 /**
  * One Redis connection of a queue provider, with the parts both adapters share: reconnecting
@@ -46,6 +47,7 @@ export async function withOneShotRedis<T>(url: string, connectionName: string, u
     protocol: 2,
     ...(new URL(url).protocol === 'rediss:' ? { tls: {} } : {}),
     connectionName,
+    Connector: SturdyConnector,
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy: () => null,
     maxRetriesPerRequest: 0,
@@ -136,6 +138,7 @@ export class RedisLink {
       protocol: 2,
       ...(tls ? { tls } : {}),
       connectionName: `switchboard:${providerName}`,
+      Connector: SturdyConnector,
       connectTimeout: CONNECT_TIMEOUT_MS,
       retryStrategy: reconnectDelayMs,
       // A command in flight when the connection drops fails at once instead of being resent on

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { ProviderConfig } from '../../../src/core/config.js';
+import { SturdyConnector } from '../../../src/core/queue/redis-connector.js';
 import type { TestSwitchboard } from '../../helpers/core.js';
 import type { ProviderStatus } from '../../../src/shared/providers.js';
 
@@ -43,7 +44,8 @@ export function redisServerAvailable(): boolean {
 
 /** A test client of the shared Redis; the caller disconnects it. */
 export function testClient(url = REDIS_URL, options: RedisOptions = {}): Redis {
-  const redis = new Redis(url, { protocol: 2, ...options });
+  // Switchboard's connector: a second error on a TLS socket would be an uncaught exception.
+  const redis = new Redis(url, { protocol: 2, Connector: SturdyConnector, ...options });
   redis.on('error', () => {});
   return redis;
 }
