@@ -1,16 +1,16 @@
-import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventSummary } from '../../shared/events.js';
-import { isSwitchboardError, SwitchboardError } from '../errors.js';
-import { fileTrouble } from '../file-trouble.js';
+import { SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { JournalEvent, NewJournalEvent } from '../new-event.js';
 import { Applier, type ApplyTarget } from './applier.js';
 import { deferred, entryFor, keyOf, type Deferred, type Entry, type JournalInsert } from './entry.js';
 import type { JournalKey } from './journal-key.js';
 import { encodeRecord } from './record.js';
+import { ReceiveClock } from './receive-clock.js';
 import { Redeliveries, type KeySource } from './redeliveries.js';
 import { JournalSegments } from './segments.js';
+import { errnoOf, WriteTrouble } from './write-trouble.js';
 
 /**
  * Ack from a journal (DESIGN §5): a delivery is appended to `<data dir>/journal` and answered;
@@ -62,14 +62,6 @@ export class JournalFullError extends SwitchboardError {
   }
 }
 
-/** ISO-8601 with microseconds, like the database's to_char(… 'US'). */
-function isoMicros(micros: number): string {
-  const ms = Math.floor(micros / 1000);
-  return `${new Date(ms).toISOString().slice(0, -1)}${String(micros - ms * 1000).padStart(3, '0')}Z`;
-}
-
-const nowMicros = () => Math.floor((performance.timeOrigin + performance.now()) * 1000);
-
 export class EventJournal {
   private nextId = 1;
   private appliedId = 0;
@@ -84,19 +76,13 @@ export class EventJournal {
   /** Maintenance statements running (maintenance()): reads wait for them however long they take. */
   private maintaining = 0;
   private closing = false;
-  private lastMicros = 0;
   private lastSubmit = -Infinity;
-  private currentBatchTime: string | null = null;
+  private readonly clock = new ReceiveClock();
   private readonly barrierWaiters: { target: number; done: Deferred<void>; timer: NodeJS.Timeout }[] = [];
   private drainWaiters: (() => void)[] = [];
   private readonly maxLagRecords: number;
   private readonly maxLagBytes: number;
-  /**
-   * Why the journal cannot be written (a failed append, or a directory found unwritable at start):
-   * /healthz answers 503 with it until an append works again (issue #22.5). `probe`: found by the
-   * start-up check, so a later check of the directory may clear it.
-   */
-  private writeTrouble: { error: SwitchboardError; probe: boolean } | null = null;
+  private readonly writeTrouble: WriteTrouble;
 
   private constructor(
     target: JournalTarget,
@@ -113,6 +99,7 @@ export class EventJournal {
       hurry: () => this.barrierWaiters.length > 0 || this.closing,
     });
     this.redeliveries = new Redeliveries(target, logger, filterPath, () => this.closing);
+    this.writeTrouble = new WriteTrouble(segments.dir, logger);
   }
 
   /**
@@ -138,7 +125,7 @@ export class EventJournal {
       if (options.onRecover) options.onRecover(tail.length, message);
       else logger.info(message);
     }
-    await journal.probeWritable();
+    await journal.writeTrouble.check();
     journal.applier.start();
     await journal.barrier();
     await segments.release(journal.appliedId);
@@ -146,36 +133,9 @@ export class EventJournal {
     return journal;
   }
 
-  /**
-   * Why deliveries cannot be stored right now, as one line (path, cause, fix), or null. A
-   * problem found by checking the directory is checked again here, so fixing the permissions
-   * makes the instance healthy without waiting for a delivery.
-   */
-  async trouble(): Promise<string | null> {
-    if (this.writeTrouble?.probe) await this.probeWritable();
-    const trouble = this.writeTrouble?.error;
-    return trouble ? `${trouble.message}${trouble.hint ? ` — ${trouble.hint}` : ''}` : null;
-  }
-
-  /** Whether this account may write the journal directory (a 0500 dir: every append would fail). */
-  private async probeWritable(): Promise<void> {
-    const dir = this.segments.dir;
-    try {
-      await access(dir, constants.W_OK);
-      if (this.writeTrouble?.probe) {
-        this.writeTrouble = null;
-        this.logger.info(`journal: ${dir} is writable again; deliveries are stored`);
-      }
-    } catch (error) {
-      if (!this.writeTrouble) this.noteTrouble(fileTrouble(error, dir, 'write to the journal directory'), true);
-    }
-  }
-
-  private noteTrouble(error: SwitchboardError, probe: boolean): void {
-    const first = this.writeTrouble === null;
-    this.writeTrouble = { error, probe };
-    // One line when it starts, not one per delivery.
-    if (first) this.logger.error(`journal: ${error.message} — deliveries are answered 503 until it works again (fix: ${error.hint ?? 'see above'})`);
+  /** Why deliveries cannot be stored right now, as one line (path, cause, fix), or null. */
+  trouble(): Promise<string | null> {
+    return this.writeTrouble.line();
   }
 
   /**
@@ -317,7 +277,7 @@ export class EventJournal {
   /** Allocates the event's id and time and queues it for the next write; resolves once written. */
   private append(input: NewJournalEvent): Promise<JournalInsert> {
     if (this.closing) return Promise.reject(new SwitchboardError('storage_unavailable', 'the event store is closed'));
-    const event: JournalEvent = { ...input, id: this.nextId++, received_at: input.received_at ?? this.batchTime() };
+    const event: JournalEvent = { ...input, id: this.nextId++, received_at: input.received_at ?? this.clock.now() };
     const entry = entryFor(event);
     entry.record = encodeRecord(event, this.key);
     if (entry.key) this.redeliveries.appended(entry as Entry & { key: string });
@@ -325,19 +285,6 @@ export class EventJournal {
     this.lagBytes += entry.bytes;
     this.scheduleWrite();
     return entry.ack.promise;
-  }
-
-  /**
-   * The receive time of the events appended in this turn of the event loop: one per write, as a
-   * group commit gave one now() per transaction. Keyset pagination is on (received_at, id), so
-   * shared times are expected; the time never goes back, whatever the wall clock does.
-   */
-  private batchTime(): string {
-    if (this.currentBatchTime) return this.currentBatchTime;
-    const micros = Math.max(nowMicros(), this.lastMicros + 1);
-    this.lastMicros = micros;
-    this.currentBatchTime = isoMicros(micros);
-    return this.currentBatchTime;
   }
 
   /** Appends in one write what arrived during this turn of the event loop; one write at a time. */
@@ -356,14 +303,13 @@ export class EventJournal {
   private async writeAll(): Promise<void> {
     while (this.toWrite.length > 0) {
       const batch = this.toWrite.splice(0);
-      this.currentBatchTime = null;
+      this.clock.nextWrite();
       const first = batch[0]!.event.id;
       const last = batch[batch.length - 1]!.event.id;
       try {
         await this.segments.append(Buffer.concat(batch.map((entry) => entry.record!)), first, last);
       } catch (error) {
-        const trouble = isSwitchboardError(error) ? error : fileTrouble(error, this.segments.dir, 'write to the journal in');
-        this.noteTrouble(trouble, false);
+        this.writeTrouble.appendFailed(error);
         for (const entry of batch) {
           this.redeliveries.settled(entry, false);
           this.lagBytes -= entry.bytes;
@@ -380,10 +326,7 @@ export class EventJournal {
         continue;
       }
       this.writtenId = last;
-      if (this.writeTrouble) {
-        this.writeTrouble = null;
-        this.logger.info('journal: writing works again; deliveries are stored');
-      }
+      this.writeTrouble.appendWorked();
       for (const entry of batch) {
         entry.record = null;
         entry.ack.resolve({ event: entry.summary, duplicate: false, visible: entry.visible.promise });
@@ -418,10 +361,4 @@ export class EventJournal {
     this.drainWaiters = [];
     for (const wake of waiters) wake();
   }
-}
-
-/** The system error code under a failure (EACCES, ENOSPC…), for the sender's short answer. */
-function errnoOf(error: unknown): string {
-  const cause = isSwitchboardError(error) ? error.cause : error;
-  return (cause as NodeJS.ErrnoException | undefined)?.code ?? 'error';
 }
