@@ -282,8 +282,62 @@ const COST_RULES = [
   { when: { path: 'ref', equals: 'refs/heads/never' }, status: 500, delay_ms: 0 },
 ];
 
+/**
+ * `BENCH_INGEST_COSTS=baseline BENCH_BASELINE_ROOT=<older checkout>`: this checkout beside the older
+ * one alone, in rotated rounds — what a change to the ingest path costs (issue #21's restructure:
+ * "within noise"). Shape upkeep is off here (SWITCHBOARD_SHAPES=off) when the older checkout
+ * predates it, so both servers do the same work; BENCH_BASELINE_SHAPES=on keeps it.
+ * BENCH_CANDIDATE_ROOT puts another built checkout in this one's place (two old commits compared).
+ */
+async function benchAgainstBaseline() {
+  const baselineRoot = process.env.BENCH_BASELINE_ROOT;
+  if (!baselineRoot) throw new Error('BENCH_INGEST_COSTS=baseline needs BENCH_BASELINE_ROOT (an older checkout built with npm run build:core)');
+  const shapesEnv = process.env.BENCH_BASELINE_SHAPES === 'on' ? {} : { SWITCHBOARD_SHAPES: 'off' };
+  const candidateRoot = process.env.BENCH_CANDIDATE_ROOT ?? root;
+  const here = await startServe(['--quiet'], shapesEnv, candidateRoot);
+  const baseline = await startServe(['--quiet'], {}, baselineRoot);
+  const servers = [here, baseline];
+  const rounds = process.env.BENCH_STREAM_ROUNDS ? Number(process.env.BENCH_STREAM_ROUNDS) : 6;
+  try {
+    for (const serve of servers) await loadServe(serve, CONNECTIONS, servers); // warm-up
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? servers : [...servers].reverse();
+      for (const serve of order) serve.runs.push(await loadServe(serve, CONNECTIONS, servers));
+    }
+  } finally {
+    for (const serve of servers) await serve.stop();
+  }
+  const line = (serve) => {
+    const rates = serve.runs.map((run) => run.perSecond);
+    const all = combine(serve.runs);
+    return { mean: all.perSecond, min: Math.min(...rates), max: Math.max(...rates), p99: all.p99, visible: Math.max(...serve.runs.map((run) => run.visibleMs)) };
+  };
+  const [h, b] = [line(here), line(baseline)];
+  const spread = Math.max((h.max - h.min) / h.mean, (b.max - b.min) / b.mean);
+  console.log(`\ningest, ${candidateRoot === root ? 'this checkout' : candidateRoot} beside ${baselineRoot}: signed GitHub deliveries (2 KB), ${DURATION_S} s each, ${CONNECTIONS} conns, ${rounds} alternating rounds (means; the range of the rounds)`);
+  console.log(`  ${candidateRoot === root ? 'this checkout' : 'candidate'}${shapesEnv.SWITCHBOARD_SHAPES ? ' (SWITCHBOARD_SHAPES=off)' : ''}  ${Math.round(h.mean)}/s  (${Math.round(h.min)}–${Math.round(h.max)}/s)  p99 ${h.p99} ms  visible after ≤ ${Math.round(h.visible)} ms`);
+  console.log(`  baseline checkout           ${Math.round(b.mean)}/s  (${Math.round(b.min)}–${Math.round(b.max)}/s)  p99 ${b.p99} ms  visible after ≤ ${Math.round(b.visible)} ms`);
+  // Round by round: the two loads of a round ran back to back, so their ratio is free of the
+  // machine's drift across the run.
+  const pairs = here.runs.map((run, i) => run.perSecond / baseline.runs[i].perSecond);
+  console.log(`  round by round (this / baseline): ${pairs.map((pair) => pair.toFixed(2)).join(' ')}`);
+  // The order alternates, so each server follows its own load in one kind of round and the
+  // other's in the next; a server may gain from either. The geometric mean of the two kinds'
+  // means is the estimate free of that.
+  const kind = (first) => pairs.filter((_, i) => (i % 2 === 0) === first);
+  const avg = (values) => values.reduce((sum, v) => sum + v, 0) / values.length;
+  if (pairs.length >= 2) {
+    const [a, z] = [avg(kind(true)), avg(kind(false))];
+    console.log(`  first in its round ${a.toFixed(2)}×, second ${z.toFixed(2)}×; free of the order: ${Math.sqrt(a * z).toFixed(2)}×`);
+  }
+  const ratio = h.mean / b.mean;
+  const verdict = Math.abs(1 - ratio) <= spread ? `within the rounds' own spread of ${(spread * 100).toFixed(0)} %` : ratio > 1 ? 'faster, beyond the noise' : 'SLOWER, beyond the noise';
+  console.log(`this checkout / baseline: ${ratio.toFixed(2)}× throughput → ${verdict}`);
+}
+
 export async function benchIngest() {
   if (process.env.BENCH_INGEST_COSTS === '1') return benchCosts();
+  if (process.env.BENCH_INGEST_COSTS === 'baseline') return benchAgainstBaseline();
   const results = {};
   const bare = await startChild(['-e', BARE_SERVER], {}, (out) => /bare (\S+)/.exec(out)?.[1]);
   try {
