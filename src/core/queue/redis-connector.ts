@@ -3,8 +3,8 @@ import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'n
 import { AbstractConnector } from 'ioredis';
 
 /**
- * The socket under every Redis connection switchboard opens: ioredis's own standalone connector,
- * plus a lasting 'error' listener on each socket.
+ * The socket under every Redis connection switchboard opens: what ioredis's standalone
+ * connector does, plus a lasting 'error' listener on each socket.
  *
  * Defends against: one bad TLS handshake ending the whole process. ioredis listens for a
  * socket's errors with `once` (twice: its connector and its client), so the first error is
