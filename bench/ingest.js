@@ -159,6 +159,12 @@ async function newestId(serve) {
 }
 
 const mean = (runs, key) => runs.reduce((sum, run) => sum + run[key], 0) / runs.length;
+/** A server's rounds: the mean rate and the range of them. */
+const roundRates = (serve) => {
+  const values = serve.runs.map((run) => run.perSecond);
+  return { min: Math.min(...values), max: Math.max(...values), mean: values.reduce((sum, v) => sum + v, 0) / values.length };
+};
+
 const combine = (runs) => ({
   perSecond: mean(runs, 'perSecond'),
   p50: mean(runs, 'p50'),
@@ -242,11 +248,7 @@ async function benchCosts() {
     for (const serve of servers) await serve.stop();
   }
   const [q, r, n, b] = [quiet, rules, noShapes, baseline].map((serve) => (serve ? combine(serve.runs) : null));
-  const rates = (serve) => {
-    const values = serve.runs.map((run) => run.perSecond);
-    return { min: Math.min(...values), max: Math.max(...values), mean: values.reduce((sum, v) => sum + v, 0) / values.length };
-  };
-  const spread = (serve) => `${Math.round(rates(serve).min)}–${Math.round(rates(serve).max)}/s`;
+  const spread = (serve) => `${Math.round(roundRates(serve).min)}–${Math.round(roundRates(serve).max)}/s`;
   console.log(`\ningest costs: signed GitHub deliveries (2 KB), ${DURATION_S} s each, ${CONNECTIONS} conns, ${quiet.runs.length} rotated rounds (means; the range of the rounds)`);
   console.log(`  journal --quiet (as shipped)               ${Math.round(q.perSecond)}/s  (${spread(quiet)})  p99 ${q.p99} ms`);
   console.log(`  answer rules (none matching)               ${Math.round(r.perSecond)}/s  (${spread(rules)})  p99 ${r.p99} ms`);
@@ -256,7 +258,7 @@ async function benchCosts() {
   const shapesCost = 1 - q.perSecond / n.perSecond;
   // How far one server's own rounds spread (max − min over mean): a difference between servers
   // smaller than this is not one this run can see.
-  const roundSpread = Math.max(...[quiet, rules, noShapes].map((serve) => (rates(serve).max - rates(serve).min) / rates(serve).mean));
+  const roundSpread = Math.max(...[quiet, rules, noShapes].map((serve) => (roundRates(serve).max - roundRates(serve).min) / roundRates(serve).mean));
   const verdict = (cost, target) => (cost <= target ? 'met' : cost < roundSpread ? `inside the rounds' own spread of ${(roundSpread * 100).toFixed(0)} %: not conclusive` : 'NOT met');
   console.log(`answer rules: throughput cost ${(rulesCost * 100).toFixed(1)} % (target ≤ 3 %) → ${verdict(rulesCost, 0.03)}; shape upkeep: ${(shapesCost * 100).toFixed(1)} % (target ≤ 5 %) → ${verdict(shapesCost, 0.05)}`);
   if (b) console.log(`this checkout / baseline: ${(q.perSecond / b.perSecond).toFixed(2)}× throughput, p99 ${q.p99} ms against ${b.p99} ms`);
@@ -308,19 +310,19 @@ async function benchAgainstBaseline() {
     for (const serve of servers) await serve.stop();
   }
   const line = (serve) => {
-    const rates = serve.runs.map((run) => run.perSecond);
     const all = combine(serve.runs);
-    return { mean: all.perSecond, min: Math.min(...rates), max: Math.max(...rates), p99: all.p99, visible: Math.max(...serve.runs.map((run) => run.visibleMs)) };
+    return { ...roundRates(serve), p99: all.p99, visible: all.visibleMs };
   };
   const [h, b] = [line(here), line(baseline)];
   const spread = Math.max((h.max - h.min) / h.mean, (b.max - b.min) / b.mean);
+  const candidate = candidateRoot === root ? 'this checkout' : 'candidate';
   console.log(`\ningest, ${candidateRoot === root ? 'this checkout' : candidateRoot} beside ${baselineRoot}: signed GitHub deliveries (2 KB), ${DURATION_S} s each, ${CONNECTIONS} conns, ${rounds} alternating rounds (means; the range of the rounds)`);
-  console.log(`  ${candidateRoot === root ? 'this checkout' : 'candidate'}${shapesEnv.SWITCHBOARD_SHAPES ? ' (SWITCHBOARD_SHAPES=off)' : ''}  ${Math.round(h.mean)}/s  (${Math.round(h.min)}–${Math.round(h.max)}/s)  p99 ${h.p99} ms  visible after ≤ ${Math.round(h.visible)} ms`);
+  console.log(`  ${candidate}${shapesEnv.SWITCHBOARD_SHAPES ? ' (SWITCHBOARD_SHAPES=off)' : ''}  ${Math.round(h.mean)}/s  (${Math.round(h.min)}–${Math.round(h.max)}/s)  p99 ${h.p99} ms  visible after ≤ ${Math.round(h.visible)} ms`);
   console.log(`  baseline checkout           ${Math.round(b.mean)}/s  (${Math.round(b.min)}–${Math.round(b.max)}/s)  p99 ${b.p99} ms  visible after ≤ ${Math.round(b.visible)} ms`);
   // Round by round: the two loads of a round ran back to back, so their ratio is free of the
   // machine's drift across the run.
   const pairs = here.runs.map((run, i) => run.perSecond / baseline.runs[i].perSecond);
-  console.log(`  round by round (this / baseline): ${pairs.map((pair) => pair.toFixed(2)).join(' ')}`);
+  console.log(`  round by round (${candidate} / baseline): ${pairs.map((pair) => pair.toFixed(2)).join(' ')}`);
   // The order alternates, so each server follows its own load in one kind of round and the
   // other's in the next; a server may gain from either. The geometric mean of the two kinds'
   // means is the estimate free of that.
@@ -332,7 +334,7 @@ async function benchAgainstBaseline() {
   }
   const ratio = h.mean / b.mean;
   const verdict = Math.abs(1 - ratio) <= spread ? `within the rounds' own spread of ${(spread * 100).toFixed(0)} %` : ratio > 1 ? 'faster, beyond the noise' : 'SLOWER, beyond the noise';
-  console.log(`this checkout / baseline: ${ratio.toFixed(2)}× throughput → ${verdict}`);
+  console.log(`${candidate} / baseline: ${ratio.toFixed(2)}× throughput → ${verdict}`);
 }
 
 export async function benchIngest() {
